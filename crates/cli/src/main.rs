@@ -1,0 +1,2 @@
+//! The `hane` binary (placeholder).
+fn main() {}

@@ -1,0 +1,83 @@
+//! Actions: what a player (or a search) chooses at one decision point.
+//!
+//! Go and Loose turns are one action: [`Action::Place`] or [`Action::Pass`]. A Sligo turn is two
+//! actions of the same player: first [`Action::Pass`], [`Action::NoSlide`] or
+//! [`Action::Slide`], then (unless it passed) an [`Action::Place`]. This keeps a policy over the
+//! action space bounded: `N*N` placements, pass, no-slide and `8*N*N` slides.
+
+use crate::point::{Dir, Geometry, Point};
+
+/// One decision (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// Put a stone on an empty point.
+    Place(Point),
+    /// End the turn without a stone.
+    Pass,
+    /// Sligo: place without sliding first.
+    NoSlide,
+    /// Sligo: slide the own stone at the point one step in the direction, then place.
+    Slide(Point, Dir),
+}
+
+impl Action {
+    /// Size of the action space on an `n x n` board: placements, pass, no-slide, slides.
+    pub fn space(n: usize) -> usize {
+        n * n + 2 + 8 * n * n
+    }
+
+    /// Dense index in `0..Action::space(n)`: placements first, then pass, no-slide, and the
+    /// slides ordered by stone then direction.
+    pub fn index(self, geo: Geometry) -> usize {
+        let a = geo.area();
+        match self {
+            Action::Place(p) => geo.dense(p),
+            Action::Pass => a,
+            Action::NoSlide => a + 1,
+            Action::Slide(p, d) => a + 2 + 8 * geo.dense(p) + d.0 as usize,
+        }
+    }
+
+    /// Inverse of [`Action::index`].
+    pub fn from_index(geo: Geometry, i: usize) -> Option<Action> {
+        let a = geo.area();
+        Some(match i {
+            _ if i < a => Action::Place(geo.from_dense(i)),
+            _ if i == a => Action::Pass,
+            _ if i == a + 1 => Action::NoSlide,
+            _ if i < Action::space(geo.size()) => {
+                let j = i - a - 2;
+                Action::Slide(geo.from_dense(j / 8), Dir((j % 8) as u8))
+            }
+            _ => return None,
+        })
+    }
+
+    /// Human-readable form: `D4`, `pass`, `noslide`, `E5>F6`.
+    pub fn name(self, geo: Geometry) -> String {
+        match self {
+            Action::Place(p) => geo.name(p),
+            Action::Pass => "pass".into(),
+            Action::NoSlide => "noslide".into(),
+            Action::Slide(p, d) => match geo.step(p, d) {
+                Some(t) => format!("{}>{}", geo.name(p), geo.name(t)),
+                None => format!("{}>off-board", geo.name(p)),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_round_trips() {
+        let g = Geometry::new(5);
+        for i in 0..Action::space(5) {
+            let a = Action::from_index(g, i).unwrap();
+            assert_eq!(a.index(g), i);
+        }
+        assert_eq!(Action::from_index(g, Action::space(5)), None);
+    }
+}

@@ -1,0 +1,775 @@
+//! The game state: a [`Board`] plus rules, whose turn it is, history, passes and the turn
+//! count. This is where the four rule sets differ; the search is generic over the [`Game`]
+//! trait that [`GameState`] implements.
+
+use crate::action::Action;
+use crate::board::{Board, Color, PointSet, EMPTY, WALL};
+use crate::point::{Dir, Geometry, Point};
+use crate::rules::{KoRule, Rules, Variant};
+use crate::score::{self, Score};
+use crate::zobrist;
+use std::fmt;
+
+/// Why an action was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayError {
+    /// The game is over.
+    GameOver,
+    /// The point is not empty.
+    Occupied(String),
+    /// The placed stone's chain would have no liberty (and suicide is forbidden).
+    Suicide(String),
+    /// Simple ko: recreates the position after the same player's previous move.
+    Ko(String),
+    /// Positional superko: recreates an earlier position.
+    Superko(String),
+    /// Loose: some group of the mover would end the turn without a true liberty.
+    NoTrueLiberty(String),
+    /// Sligo: the turn would leave a weak pair.
+    WeakPair(String),
+    /// Sligo: the slide needs an own stone.
+    NotOwnStone(String),
+    /// Sligo: the slide target is off the board or occupied.
+    SlideBlocked(String),
+    /// Sligo: no placement completes a legal turn after this slide.
+    NoLegalPlacement(String),
+    /// Sligo: the same turn is reached by another, canonical action sequence.
+    Duplicate(String),
+    /// The action does not belong to this rule set or this phase of the turn.
+    WrongPhase(String),
+    /// A point outside the board.
+    OffBoard,
+    /// Handicap stones can only be set before the first move of a Go game.
+    Handicap(String),
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::GameOver => write!(f, "the game is over"),
+            PlayError::Occupied(p) => write!(f, "{p} is occupied"),
+            PlayError::Suicide(p) => write!(f, "{p} is suicide"),
+            PlayError::Ko(p) => write!(f, "{p} retakes a ko (simple ko)"),
+            PlayError::Superko(p) => {
+                write!(f, "{p} repeats an earlier position (positional superko)")
+            }
+            PlayError::NoTrueLiberty(p) => write!(f, "{p} leaves a group without a true liberty"),
+            PlayError::WeakPair(p) => write!(f, "{p} leaves a weak pair"),
+            PlayError::NotOwnStone(p) => write!(f, "{p} is not a stone of the player to move"),
+            PlayError::SlideBlocked(s) => {
+                write!(f, "slide {s} is blocked (occupied or off the board)")
+            }
+            PlayError::NoLegalPlacement(s) => {
+                write!(f, "no placement completes a legal turn after {s}")
+            }
+            PlayError::Duplicate(s) => write!(f, "same turn as {s}"),
+            PlayError::WrongPhase(s) => write!(f, "{s}"),
+            PlayError::OffBoard => write!(f, "point is off the board"),
+            PlayError::Handicap(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Who won a finished (or hypothetically finished) game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Black won.
+    Black,
+    /// White won.
+    White,
+    /// Equal totals where the rules allow a draw.
+    Draw,
+}
+
+impl Outcome {
+    /// `b`, `w` or `draw`.
+    pub fn letter(self) -> &'static str {
+        match self {
+            Outcome::Black => "b",
+            Outcome::White => "w",
+            Outcome::Draw => "draw",
+        }
+    }
+
+    /// +1 for a win of `c`, -1 for a loss, 0 for a draw.
+    pub fn value_for(self, c: Color) -> f32 {
+        match (self, c) {
+            (Outcome::Draw, _) => 0.0,
+            (Outcome::Black, Color::Black) | (Outcome::White, Color::White) => 1.0,
+            _ => -1.0,
+        }
+    }
+}
+
+/// What a search needs from a game. [`GameState`] implements it for every rule set.
+pub trait Game: Clone + Send + Sync {
+    /// A decision of the player to move.
+    type Action: Copy + Eq + std::hash::Hash + fmt::Debug + Send + Sync;
+    /// The player who chooses the next action.
+    fn to_move(&self) -> Color;
+    /// Appends every legal action (in a fixed, sorted order) to `out`.
+    fn legal_actions(&self, out: &mut Vec<Self::Action>);
+    /// Plays a checked action.
+    fn play(&mut self, a: Self::Action) -> Result<(), PlayError>;
+    /// Plays an action that `legal_actions` listed for this state; anything else is a logic
+    /// error whose result is unspecified (but memory-safe).
+    fn play_unchecked(&mut self, a: Self::Action);
+    /// Whether the game has ended.
+    fn is_over(&self) -> bool;
+    /// The score if the game ended now.
+    fn score(&self) -> Score;
+    /// Hash of the full state relevant to legality and value (stones, side, phase).
+    fn state_hash(&self) -> u64;
+    /// Dense index of an action in `0..action_space()`.
+    fn action_index(&self, a: Self::Action) -> usize;
+    /// Size of the action space.
+    fn action_space(&self) -> usize;
+}
+
+/// Where a Sligo turn is: choosing the slide, or placing after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The first (or only) decision of a turn.
+    Start,
+    /// Sligo: the placement, after `NoSlide` (`None`) or a slide from the first point to the second.
+    Place(Option<(Point, Point)>),
+}
+
+/// A game in progress under some [`Rules`].
+#[derive(Clone)]
+pub struct GameState {
+    rules: Rules,
+    board: Board,
+    to_move: Color,
+    phase: Phase,
+    passes: u8,
+    turns: u32,
+    over: bool,
+    /// Stone hashes after every completed turn, starting with the initial position.
+    history: Vec<u64>,
+    /// Stones of each colour captured by the opponent (Go) so far.
+    captured: [u32; 2],
+    last_placer: Option<Color>,
+    repetitions: u32,
+}
+
+impl GameState {
+    /// A new game on an empty board; the rules must be valid.
+    pub fn new(rules: Rules) -> GameState {
+        rules.validate().expect("GameState::new needs valid rules");
+        let board = Board::new(rules.size);
+        GameState {
+            rules,
+            history: vec![board.hash()],
+            board,
+            to_move: Color::Black,
+            phase: Phase::Start,
+            passes: 0,
+            turns: 0,
+            over: false,
+            captured: [0; 2],
+            last_placer: None,
+            repetitions: 0,
+        }
+    }
+
+    /// A Go game whose first Black move places the given handicap stones; White moves next.
+    pub fn with_handicap(rules: Rules, stones: &[Point]) -> Result<GameState, PlayError> {
+        let mut g = GameState::new(rules);
+        g.set_handicap(stones)?;
+        Ok(g)
+    }
+
+    /// Places handicap stones as Black's first move (Go only, before any move).
+    pub fn set_handicap(&mut self, stones: &[Point]) -> Result<(), PlayError> {
+        if self.rules.variant != Variant::Go
+            || self.turns != 0
+            || self.board.stone_count(Color::Black) != 0
+        {
+            return Err(PlayError::Handicap(
+                "handicap needs a Go rule set and an empty board".into(),
+            ));
+        }
+        if stones.len() < 2 {
+            return Err(PlayError::Handicap(
+                "a handicap has at least 2 stones".into(),
+            ));
+        }
+        for &p in stones {
+            if !self.geo().on_board(p) {
+                return Err(PlayError::OffBoard);
+            }
+            if self.board.at(p) != EMPTY {
+                return Err(PlayError::Occupied(self.name(p)));
+            }
+            self.board.put(p, Color::Black);
+        }
+        self.to_move = Color::White;
+        self.turns = 1;
+        self.history.push(self.board.hash());
+        Ok(())
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The current board (in a Sligo placement phase: with the slide applied).
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Board geometry.
+    pub fn geo(&self) -> Geometry {
+        self.board.geo()
+    }
+
+    /// The Sligo sub-action phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Completed turns (passes count; a Sligo turn is one turn).
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// Consecutive passes at the end of the game so far.
+    pub fn passes(&self) -> u8 {
+        self.passes
+    }
+
+    /// Stones of `c` captured by the opponent so far (Go).
+    pub fn captured(&self, c: Color) -> u32 {
+        self.captured[c.index()]
+    }
+
+    /// Who made the last placement (Loose's tie-break).
+    pub fn last_placer(&self) -> Option<Color> {
+        self.last_placer
+    }
+
+    /// How often a completed turn recreated an earlier position (Sligo statistics).
+    pub fn repetitions(&self) -> u32 {
+        self.repetitions
+    }
+
+    /// GTP name of a point.
+    pub fn name(&self, p: Point) -> String {
+        self.geo().name(p)
+    }
+
+    /// The board as it was at the start of the current turn (undoes a pending Sligo slide).
+    pub fn turn_start_board(&self) -> Board {
+        let mut b = self.board.clone();
+        if let Phase::Place(Some((f, t))) = self.phase {
+            b.remove_stone(t);
+            b.put(f, self.to_move);
+        }
+        b
+    }
+
+    fn finish_turn(&mut self, placed: bool) {
+        let mover = self.to_move;
+        if placed {
+            self.passes = 0;
+            self.last_placer = Some(mover);
+            let h = self.board.hash();
+            if self.rules.variant == Variant::Sligo && self.history.contains(&h) {
+                self.repetitions += 1;
+            }
+            self.history.push(h);
+        } else {
+            self.passes += 1;
+            self.history.push(self.board.hash());
+        }
+        self.turns += 1;
+        self.phase = Phase::Start;
+        self.to_move = mover.opp();
+        if self.passes >= 2 || self.turns >= self.rules.max_turns() {
+            self.over = true;
+        }
+    }
+
+    /// Checks a Go placement without playing it.
+    fn check_go(&self, p: Point) -> Result<(), PlayError> {
+        let c = self.to_move;
+        if self.board.at(p) != EMPTY {
+            return Err(PlayError::Occupied(self.name(p)));
+        }
+        if !self.rules.suicide && !self.board.go_legal_no_suicide(p, c) {
+            return Err(PlayError::Suicide(self.name(p)));
+        }
+        match self.rules.ko {
+            KoRule::None => {}
+            KoRule::Simple => {
+                let n = self.history.len();
+                if n >= 2 && self.board.go_hash_after(p, c) == self.history[n - 2] {
+                    return Err(PlayError::Ko(self.name(p)));
+                }
+            }
+            KoRule::Positional => {
+                let h = self.board.go_hash_after(p, c);
+                if self.history.contains(&h) {
+                    return Err(PlayError::Superko(self.name(p)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_go(&mut self, p: Point) {
+        let c = self.to_move;
+        let before = self.board.stone_count(c);
+        let n = self.board.play_go(p, c);
+        self.captured[c.opp().index()] += n as u32;
+        // A suicide (where allowed) removes the mover's own chain: those count as captured too.
+        let lost = before + 1 - self.board.stone_count(c);
+        self.captured[c.index()] += lost as u32;
+        self.finish_turn(true);
+    }
+
+    /// Loose: plays `p` on a copy of the board; `Err` if the turn is illegal.
+    fn loose_after(&self, p: Point) -> Result<Board, PlayError> {
+        let c = self.to_move;
+        if self.board.at(p) != EMPTY {
+            return Err(PlayError::Occupied(self.name(p)));
+        }
+        let mut b = self.board.clone();
+        b.put(p, c);
+        // Enemy groups that can newly lack a true liberty touch p or an empty neighbour of p.
+        let mut candidates = Vec::with_capacity(8);
+        let mut seen = PointSet::default();
+        let enemy = c.opp().cell();
+        let mut consider = |q: Point, b: &Board| {
+            if b.at(q) == enemy && seen.insert(b.chain(q)) {
+                candidates.push(q);
+            }
+        };
+        for q in b.adj(p) {
+            consider(q, &b);
+            if b.at(q) == EMPTY {
+                for r in b.adj(q) {
+                    consider(r, &b);
+                }
+            }
+        }
+        let doomed: Vec<Point> = candidates
+            .into_iter()
+            .filter(|&q| !score::has_true_liberty(&b, q))
+            .collect();
+        for q in doomed {
+            b.flip_chain(q);
+        }
+        // Only the mover's groups at p or next to p's empty neighbours can lack one now.
+        if !score::has_true_liberty(&b, p) {
+            return Err(PlayError::NoTrueLiberty(self.name(p)));
+        }
+        for q in b.adj(p) {
+            if b.at(q) == EMPTY {
+                for r in b.adj(q) {
+                    if b.at(r) == c.cell() && !score::has_true_liberty(&b, r) {
+                        return Err(PlayError::NoTrueLiberty(self.name(p)));
+                    }
+                }
+            }
+        }
+        Ok(b)
+    }
+
+    /// Sligo: the board after placing at `q` (the slide, if any, is already on `self.board`).
+    fn sligo_after(&self, q: Point) -> Result<Board, PlayError> {
+        let c = self.to_move;
+        let Phase::Place(slide) = self.phase else {
+            return Err(PlayError::WrongPhase(
+                "a Sligo placement comes after noslide or a slide".into(),
+            ));
+        };
+        if self.board.at(q) != EMPTY {
+            return Err(PlayError::Occupied(self.name(q)));
+        }
+        if let Some((f, t)) = slide {
+            if q == f {
+                return Err(PlayError::Duplicate(format!(
+                    "{} without a slide",
+                    self.name(t)
+                )));
+            }
+            if king_adjacent(self.geo(), f, q) && q < t {
+                return Err(PlayError::Duplicate(format!(
+                    "{}>{}+{}",
+                    self.name(f),
+                    self.name(q),
+                    self.name(t)
+                )));
+            }
+        }
+        let mut b = self.board.clone();
+        b.put(q, c);
+        b.capture_around(q, c.opp());
+        if let Some((_, t)) = slide {
+            b.capture_around(t, c.opp());
+            if b.libs(t) == 0 {
+                return Err(PlayError::Suicide(self.name(q)));
+            }
+        }
+        if b.libs(q) == 0 {
+            return Err(PlayError::Suicide(self.name(q)));
+        }
+        let mut changed = [q, q, q];
+        if let Some((f, t)) = slide {
+            changed = [q, f, t];
+        }
+        if changed.iter().any(|&x| weak_pair_near(&b, x, c)) {
+            return Err(PlayError::WeakPair(self.name(q)));
+        }
+        Ok(b)
+    }
+
+    /// Sligo: whether some placement completes a legal turn in the current placement phase.
+    fn sligo_any_placement(&self) -> bool {
+        self.board.empties().any(|q| self.sligo_after(q).is_ok())
+    }
+
+    /// Sligo: a state in the placement phase after the given first action (unchecked).
+    fn sligo_start(&self, a: Action) -> GameState {
+        let mut g = self.clone();
+        match a {
+            Action::NoSlide => g.phase = Phase::Place(None),
+            Action::Slide(f, d) => {
+                let t = self.geo().step(f, d).expect("slide target on board");
+                g.board.remove_stone(f);
+                g.board.put(t, self.to_move);
+                g.phase = Phase::Place(Some((f, t)));
+            }
+            _ => unreachable!("sligo_start takes NoSlide or Slide"),
+        }
+        g
+    }
+
+    fn check_slide(&self, f: Point, d: Dir) -> Result<Point, PlayError> {
+        let geo = self.geo();
+        if !geo.on_board(f) {
+            return Err(PlayError::OffBoard);
+        }
+        if self.board.color(f) != Some(self.to_move) {
+            return Err(PlayError::NotOwnStone(self.name(f)));
+        }
+        let label = Action::Slide(f, d).name(geo);
+        match geo.step(f, d) {
+            Some(t) if self.board.at(t) == EMPTY => Ok(t),
+            _ => Err(PlayError::SlideBlocked(label)),
+        }
+    }
+
+    /// Whether the action is of the right kind for this rule set and phase.
+    fn check_kind(&self, a: Action) -> Result<(), PlayError> {
+        let ok = match (self.rules.variant, self.phase, a) {
+            (Variant::Sligo, Phase::Start, Action::Place(_)) => {
+                return Err(PlayError::WrongPhase(
+                    "a Sligo turn starts with noslide, a slide or pass".into(),
+                ))
+            }
+            (Variant::Sligo, Phase::Start, _) => true,
+            (Variant::Sligo, Phase::Place(_), Action::Place(_)) => true,
+            (Variant::Sligo, Phase::Place(_), _) => {
+                return Err(PlayError::WrongPhase(
+                    "a Sligo slide must be followed by a placement".into(),
+                ))
+            }
+            (_, _, Action::Place(_) | Action::Pass) => true,
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(PlayError::WrongPhase(format!(
+                "{a:?} is not an action of this rule set"
+            )))
+        }
+    }
+
+    /// Canonical Sligo actions for a turn given as an optional slide and a placement:
+    /// placing on the vacated point is the plain placement, and a swapped slide/placement
+    /// pair is normalised to the one listed by `legal_actions`.
+    pub fn sligo_turn(
+        &self,
+        slide: Option<(Point, Point)>,
+        place: Point,
+    ) -> Result<[Action; 2], PlayError> {
+        let geo = self.geo();
+        match slide {
+            None => Ok([Action::NoSlide, Action::Place(place)]),
+            Some((f, t)) if place == f => {
+                let _ = t;
+                Ok([Action::NoSlide, Action::Place(t)])
+            }
+            Some((f, t)) => {
+                let (t, q) = if king_adjacent(geo, f, place) && place < t {
+                    (place, t)
+                } else {
+                    (t, place)
+                };
+                let (fx, fy) = geo.xy(f);
+                let (tx, ty) = geo.xy(t);
+                let d = Dir::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32).ok_or_else(
+                    || PlayError::SlideBlocked(format!("{}>{}", geo.name(f), geo.name(t))),
+                )?;
+                Ok([Action::Slide(f, d), Action::Place(q)])
+            }
+        }
+    }
+
+    /// Go and Loose: whether placing at the empty-or-not point `p` is legal.
+    pub fn placement_is_legal(&self, p: Point) -> bool {
+        match self.rules.variant {
+            Variant::Go => self.check_go(p).is_ok(),
+            Variant::Loose => self.loose_after(p).is_ok(),
+            Variant::Sligo => false,
+        }
+    }
+
+    /// Sligo: `NoSlide` and every slide of an own stone to an empty point, before checking
+    /// that a placement completes the turn.
+    pub fn first_action_candidates(&self, out: &mut Vec<Action>) {
+        out.push(Action::NoSlide);
+        for f in self
+            .geo()
+            .points()
+            .filter(|&f| self.board.color(f) == Some(self.to_move))
+        {
+            out.extend(
+                Dir::ALL
+                    .into_iter()
+                    .filter(|&d| self.check_slide(f, d).is_ok())
+                    .map(|d| Action::Slide(f, d)),
+            );
+        }
+    }
+
+    /// The winner and score if the game ended now (see [`score::score`]).
+    pub fn outcome(&self) -> Outcome {
+        self.score().winner
+    }
+}
+
+/// Whether two points are one king step apart.
+fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
+    let (ax, ay) = geo.xy(a);
+    let (bx, by) = geo.xy(b);
+    a != b && ax.abs_diff(bx) <= 1 && ay.abs_diff(by) <= 1
+}
+
+/// Whether any 2x2 square with a corner at `x` holds a weak pair of colour `c`: two diagonal
+/// stones of `c` whose two other corners hold no stone of `c`.
+pub fn weak_pair_near(b: &Board, x: Point, c: Color) -> bool {
+    let s = b.geo().stride() as u16;
+    [x.0 - s - 1, x.0 - s, x.0 - 1, x.0]
+        .into_iter()
+        .any(|tl| weak_square(b, Point(tl), c))
+}
+
+/// Whether the 2x2 square with top-left cell `tl` holds a weak pair of `c`.
+#[inline]
+fn weak_square(b: &Board, tl: Point, c: Color) -> bool {
+    let s = b.geo().stride() as u16;
+    let m = |i: u16| b.at(Point(i)) == c.cell();
+    let (a, bb, cc, d) = (m(tl.0), m(tl.0 + 1), m(tl.0 + s), m(tl.0 + s + 1));
+    (a && d && !bb && !cc) || (bb && cc && !a && !d)
+}
+
+/// Whether the board holds a weak pair of `c` anywhere.
+pub fn has_weak_pair(b: &Board, c: Color) -> bool {
+    let geo = b.geo();
+    (0..geo.size() - 1).any(|y| (0..geo.size() - 1).any(|x| weak_square(b, geo.point(x, y), c)))
+}
+
+impl Game for GameState {
+    type Action = Action;
+
+    fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        if self.over {
+            return;
+        }
+        let start = out.len();
+        let geo = self.geo();
+        match (self.rules.variant, self.phase) {
+            (Variant::Go, _) => {
+                out.extend(
+                    self.board
+                        .empties()
+                        .filter(|&p| self.check_go(p).is_ok())
+                        .map(Action::Place),
+                );
+                out.push(Action::Pass);
+            }
+            (Variant::Loose, _) => {
+                out.extend(
+                    self.board
+                        .empties()
+                        .filter(|&p| self.loose_after(p).is_ok())
+                        .map(Action::Place),
+                );
+                out.push(Action::Pass);
+            }
+            (Variant::Sligo, Phase::Start) => {
+                out.push(Action::Pass);
+                if self.sligo_start(Action::NoSlide).sligo_any_placement() {
+                    out.push(Action::NoSlide);
+                }
+                for f in geo
+                    .points()
+                    .filter(|&f| self.board.color(f) == Some(self.to_move))
+                {
+                    for d in Dir::ALL {
+                        if self.check_slide(f, d).is_ok()
+                            && self.sligo_start(Action::Slide(f, d)).sligo_any_placement()
+                        {
+                            out.push(Action::Slide(f, d));
+                        }
+                    }
+                }
+            }
+            (Variant::Sligo, Phase::Place(_)) => {
+                out.extend(
+                    self.board
+                        .empties()
+                        .filter(|&q| self.sligo_after(q).is_ok())
+                        .map(Action::Place),
+                );
+            }
+        }
+        out[start..].sort_unstable_by_key(|a| a.index(geo));
+    }
+
+    fn play(&mut self, a: Action) -> Result<(), PlayError> {
+        if self.over {
+            return Err(PlayError::GameOver);
+        }
+        self.check_kind(a)?;
+        if let Action::Place(p) | Action::Slide(p, _) = a {
+            if !self.geo().on_board(p) {
+                return Err(PlayError::OffBoard);
+            }
+        }
+        match (self.rules.variant, a) {
+            (_, Action::Pass) => self.finish_turn(false),
+            (Variant::Go, Action::Place(p)) => {
+                self.check_go(p)?;
+                self.apply_go(p);
+            }
+            (Variant::Loose, Action::Place(p)) => {
+                self.board = self.loose_after(p)?;
+                self.finish_turn(true);
+            }
+            (Variant::Sligo, Action::Place(q)) => {
+                self.board = self.sligo_after(q)?;
+                self.finish_turn(true);
+            }
+            (Variant::Sligo, Action::NoSlide) => {
+                let g = self.sligo_start(a);
+                if !g.sligo_any_placement() {
+                    return Err(PlayError::NoLegalPlacement("noslide".into()));
+                }
+                *self = g;
+            }
+            (Variant::Sligo, Action::Slide(f, d)) => {
+                self.check_slide(f, d)?;
+                let g = self.sligo_start(a);
+                if !g.sligo_any_placement() {
+                    return Err(PlayError::NoLegalPlacement(a.name(self.geo())));
+                }
+                *self = g;
+            }
+            _ => unreachable!("check_kind filtered the rest"),
+        }
+        Ok(())
+    }
+
+    fn play_unchecked(&mut self, a: Action) {
+        match (self.rules.variant, a) {
+            (_, Action::Pass) => self.finish_turn(false),
+            (Variant::Go, Action::Place(p)) => self.apply_go(p),
+            (Variant::Sligo, Action::NoSlide | Action::Slide(..)) => *self = self.sligo_start(a),
+            _ => self.play(a).expect("play_unchecked with an illegal action"),
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        self.over
+    }
+
+    fn score(&self) -> Score {
+        score::score(self)
+    }
+
+    fn state_hash(&self) -> u64 {
+        let mut h = self.board.hash();
+        if self.to_move == Color::White {
+            h ^= zobrist::WHITE_TO_MOVE;
+        }
+        match self.phase {
+            Phase::Start => {}
+            Phase::Place(None) => h ^= zobrist::phase_key(0),
+            Phase::Place(Some((_, t))) => h ^= zobrist::phase_key(t.idx()),
+        }
+        h ^ u64::from(self.passes) << 61
+    }
+
+    fn action_index(&self, a: Action) -> usize {
+        a.index(self.geo())
+    }
+
+    fn action_space(&self) -> usize {
+        match self.rules.variant {
+            Variant::Sligo => Action::space(self.geo().size()),
+            _ => self.geo().area() + 1,
+        }
+    }
+}
+
+impl fmt::Display for GameState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.board)?;
+        let side = match self.to_move {
+            Color::Black => "Black",
+            Color::White => "White",
+        };
+        write!(
+            f,
+            "{} to move, turn {}, rules {}",
+            side, self.turns, self.rules
+        )?;
+        if let Phase::Place(Some((a, b))) = self.phase {
+            write!(f, ", slid {}>{}", self.name(a), self.name(b))?;
+        }
+        writeln!(f)
+    }
+}
+
+/// Whether the empty point is a true (single-point) eye of `c` for light playouts: every
+/// orthogonal neighbour is `c` or wall, and at most one diagonal (none on the edge) is the
+/// opponent's.
+pub fn is_true_eye(b: &Board, p: Point, c: Color) -> bool {
+    if !b.is_eye_shape(p, c) {
+        return false;
+    }
+    let s = b.geo().stride() as u16;
+    let mut enemy = 0;
+    let mut wall = 0;
+    for d in [p.0 - s - 1, p.0 - s + 1, p.0 + s - 1, p.0 + s + 1] {
+        match b.at(Point(d)) {
+            WALL => wall = 1,
+            v if v == c.opp().cell() => enemy += 1,
+            _ => {}
+        }
+    }
+    enemy + wall < 2
+}

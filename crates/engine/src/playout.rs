@@ -1,0 +1,64 @@
+//! Uniformly random light playouts: random legal moves that never fill one's own true
+//! single-point eye, until two passes (or the rules' move cap). Used by `hane bench playouts`
+//! and by rollout evaluators.
+
+use crate::action::Action;
+use crate::game::{is_true_eye, Game, GameState, Phase};
+use crate::point::Point;
+use crate::rng::Rng;
+use crate::rules::Variant;
+
+/// Plays `g` to the end with random light moves; returns the number of turns played.
+pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
+    let start = g.turns();
+    while !g.is_over() {
+        let a = random_light_action(g, rng);
+        g.play_unchecked(a);
+    }
+    g.turns() - start
+}
+
+/// A random legal action that does not fill the mover's own true eye (pass when none).
+pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
+    match (g.rules().variant, g.phase()) {
+        (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
+        (Variant::Sligo, Phase::Place(_)) => {
+            random_placement(g, rng, |g, p| g.clone().play(Action::Place(p)).is_ok())
+                .unwrap_or(Action::Pass)
+        }
+        _ => random_placement(g, rng, |g, p| g.placement_is_legal(p)).unwrap_or(Action::Pass),
+    }
+}
+
+/// Scans the empty points from a random offset for the first non-eye point that `legal` accepts.
+fn random_placement(
+    g: &GameState,
+    rng: &mut Rng,
+    legal: impl Fn(&GameState, Point) -> bool,
+) -> Option<Action> {
+    let b = g.board();
+    let n = b.empty_count();
+    if n == 0 {
+        return None;
+    }
+    let off = rng.below(n);
+    let me = g.to_move();
+    (0..n)
+        .map(|k| b.empty_at((off + k) % n))
+        .find(|&p| !is_true_eye(b, p, me) && legal(g, p))
+        .map(Action::Place)
+}
+
+/// Sligo: a random first action (no-slide or a slide) after which a non-eye placement exists.
+fn sligo_first_action(g: &GameState, rng: &mut Rng) -> Action {
+    let mut firsts = Vec::new();
+    g.first_action_candidates(&mut firsts);
+    while !firsts.is_empty() {
+        let a = firsts.swap_remove(rng.below(firsts.len()));
+        let mut next = g.clone();
+        if next.play(a).is_ok() && random_light_action(&next, rng) != Action::Pass {
+            return a;
+        }
+    }
+    Action::Pass
+}

@@ -1,0 +1,1 @@
+//! SGF reading and writing (placeholder; filled in below).

@@ -1,0 +1,1 @@
+//! The eight symmetries of the square board (placeholder).

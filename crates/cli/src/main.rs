@@ -1,2 +1,69 @@
-//! The `hane` binary (placeholder).
-fn main() {}
+//! The `hane` command-line tool: one binary with a subcommand per job.
+//!
+//! Errors in user input (rules, moves, files) are reported as one clear message on stderr
+//! with a non-zero exit code (2 for an illegal or malformed move or input); nothing panics on
+//! input.
+
+mod bench;
+mod notation;
+mod perft_cmd;
+mod replay;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// hane: self-play training pipeline for Go, Loose and Sligo.
+#[derive(Parser)]
+#[command(name = "hane", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay moves (or an SGF file) and print the position as JSON.
+    Replay(replay::Args),
+    /// Count legal move sequences to a depth (rules-engine check).
+    Perft(perft_cmd::Args),
+    /// Benchmarks.
+    Bench(bench::Args),
+}
+
+/// An error with the process exit code it should produce.
+#[derive(Debug)]
+pub struct Failure {
+    /// Exit code.
+    pub code: u8,
+    /// Message for stderr.
+    pub message: String,
+}
+
+impl Failure {
+    /// Bad input (exit code 2).
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure { code: 2, message: message.into() }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure { code: 1, message: format!("{e:#}") }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(a) => replay::run(a),
+        Command::Perft(a) => perft_cmd::run(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("hane: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -195,9 +195,7 @@ impl Board {
     /// The empty points, in no particular order.
     #[inline(always)]
     pub fn empties(&self) -> impl ExactSizeIterator<Item = Point> + '_ {
-        self.empties[..self.n_empty as usize]
-            .iter()
-            .map(|&i| Point(i))
+        self.empties[..self.n_empty as usize].iter().map(|&i| Point(i))
     }
 
     /// Number of empty points.
@@ -216,12 +214,7 @@ impl Board {
     #[inline(always)]
     pub fn adj(&self, p: Point) -> [Point; 4] {
         let s = self.geo.stride() as u16;
-        [
-            Point(p.0 - s),
-            Point(p.0 - 1),
-            Point(p.0 + 1),
-            Point(p.0 + s),
-        ]
+        [Point(p.0 - s), Point(p.0 - 1), Point(p.0 + 1), Point(p.0 + s)]
     }
 
     /// Head of the chain through the stone at `p`.
@@ -244,12 +237,7 @@ impl Board {
 
     /// The stones of the chain through `p`.
     pub fn chain_stones(&self, p: Point) -> ChainIter<'_> {
-        ChainIter {
-            board: self,
-            start: p.0,
-            cur: p.0,
-            done: false,
-        }
+        ChainIter { board: self, start: p.0, cur: p.0, done: false }
     }
 
     /// Whether the empty point `p` is surrounded on all sides by stones of `c` or the wall.
@@ -307,14 +295,29 @@ impl Board {
         n
     }
 
-    /// Joins the chains with heads `a` and `b`; returns the surviving head. Liberties are not
-    /// updated (callers recount once after all merges).
+    /// Joins the chains with heads `a` and `b`; returns the surviving head. The merged liberty
+    /// count is exact provided both counts were: the smaller chain's liberties that do not
+    /// touch the bigger chain are added to the bigger one's.
     fn merge(&mut self, a: u16, b: u16) -> u16 {
-        let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] { (a, b) } else { (b, a) };
+        let col = self.cells[big as usize];
+        let mut seen = PointSet::default();
+        let mut extra = 0;
+        let mut s = small;
+        loop {
+            for e in self.adj(Point(s)) {
+                if self.at(e) == EMPTY
+                    && seen.insert(e)
+                    && !self.adj(e).iter().any(|&q| self.at(q) == col && self.head[q.idx()] == big)
+                {
+                    extra += 1;
+                }
+            }
+            s = self.next[s as usize];
+            if s == small {
+                break;
+            }
+        }
         let mut s = small;
         loop {
             self.head[s as usize] = big;
@@ -325,6 +328,7 @@ impl Board {
         }
         self.next.swap(big as usize, small as usize);
         self.stones[big as usize] += self.stones[small as usize];
+        self.libs[big as usize] += extra;
         big
     }
 
@@ -336,33 +340,27 @@ impl Board {
         self.head[p.idx()] = p.0;
         self.next[p.idx()] = p.0;
         self.stones[p.idx()] = 1;
-        let mut enemies = Heads::default();
-        let mut h = p.0;
-        let mut merged = false;
+        // Every distinct neighbouring chain loses the liberty p.
+        let mut chains = Heads::default();
         let mut libs = 0;
         for q in self.adj(p) {
             match self.at(q) {
                 EMPTY => libs += 1,
                 WALL => {}
-                v if v == c.cell() => {
-                    let hq = self.head[q.idx()];
-                    if hq != h {
-                        h = self.merge(h, hq);
-                        merged = true;
-                    }
-                }
                 _ => {
-                    if enemies.insert(self.head[q.idx()]) {
+                    if chains.insert(self.head[q.idx()]) {
                         self.libs[self.head[q.idx()] as usize] -= 1;
                     }
                 }
             }
         }
-        self.libs[h as usize] = if merged {
-            self.count_libs(Point(h))
-        } else {
-            libs
-        };
+        self.libs[p.idx()] = libs;
+        let mut h = p.0;
+        for q in self.adj(p) {
+            if self.at(q) == c.cell() && self.head[q.idx()] != h {
+                h = self.merge(h, self.head[q.idx()]);
+            }
+        }
     }
 
     /// Removes the whole chain through `p`; returns the number of stones removed.
@@ -501,6 +499,12 @@ impl Board {
         false
     }
 
+    /// Whether `c` playing at the empty `p` captures something (an enemy neighbour in atari).
+    #[inline]
+    pub fn captures_any(&self, p: Point, c: Color) -> bool {
+        self.adj(p).into_iter().any(|q| self.at(q) == c.opp().cell() && self.libs(q) == 1)
+    }
+
     /// The stone hash after `c` plays at the empty `p` with Go captures (suicide removes the
     /// mover's chain), without changing the board.
     pub fn go_hash_after(&self, p: Point, c: Color) -> u64 {
@@ -508,8 +512,7 @@ impl Board {
         let mut seen = Heads::default();
         let mut captured_any = false;
         for q in self.adj(p) {
-            if self.at(q) == c.opp().cell() && self.libs(q) == 1 && seen.insert(self.head[q.idx()])
-            {
+            if self.at(q) == c.opp().cell() && self.libs(q) == 1 && seen.insert(self.head[q.idx()]) {
                 captured_any = true;
                 for s in self.chain_stones(q) {
                     h ^= zobrist::STONE[c.opp().index()][s.idx()];
@@ -566,10 +569,7 @@ impl Board {
             return Err("hash differs from a recomputation".into());
         }
         if fresh.count != self.count {
-            return Err(format!(
-                "stone counts {:?}, recomputed {:?}",
-                self.count, fresh.count
-            ));
+            return Err(format!("stone counts {:?}, recomputed {:?}", self.count, fresh.count));
         }
         if fresh.n_empty != self.n_empty {
             return Err("empty-point count differs".into());
@@ -584,19 +584,12 @@ impl Board {
             }
             let (h, fh) = (self.head[p.idx()], fresh.head[p.idx()]);
             if self.at(Point(h)) != self.at(p) {
-                return Err(format!(
-                    "{} points at a head of another colour",
-                    self.geo.name(p)
-                ));
+                return Err(format!("{} points at a head of another colour", self.geo.name(p)));
             }
             // Same partition: two stones share a head here iff they do in the rebuild.
             for q in self.adj(p) {
                 if self.at(q) == self.at(p) && self.head[q.idx()] != h {
-                    return Err(format!(
-                        "{} and {} are split",
-                        self.geo.name(p),
-                        self.geo.name(q)
-                    ));
+                    return Err(format!("{} and {} are split", self.geo.name(p), self.geo.name(q)));
                 }
             }
             if self.stones[h as usize] != fresh.stones[fh as usize] {

@@ -149,6 +149,8 @@ pub struct GameState {
     over: bool,
     /// Stone hashes after every completed turn, starting with the initial position.
     history: Vec<u64>,
+    /// A bit per hash bucket of `history`: a clear bit proves a position is new.
+    seen_filter: [u64; SEEN_WORDS],
     /// Stones of each colour captured by the opponent (Go) so far.
     captured: [u32; 2],
     last_placer: Option<Color>,
@@ -160,9 +162,10 @@ impl GameState {
     pub fn new(rules: Rules) -> GameState {
         rules.validate().expect("GameState::new needs valid rules");
         let board = Board::new(rules.size);
-        GameState {
+        let mut g = GameState {
             rules,
-            history: vec![board.hash()],
+            history: Vec::new(),
+            seen_filter: [0; SEEN_WORDS],
             board,
             to_move: Color::Black,
             phase: Phase::Start,
@@ -172,7 +175,15 @@ impl GameState {
             captured: [0; 2],
             last_placer: None,
             repetitions: 0,
-        }
+        };
+        g.remember(g.board.hash());
+        g
+    }
+
+    /// Appends a position to the history.
+    fn remember(&mut self, h: u64) {
+        self.history.push(h);
+        self.seen_filter[(h as usize >> 6) & (SEEN_WORDS - 1)] |= 1 << (h & 63);
     }
 
     /// A Go game whose first Black move places the given handicap stones; White moves next.
@@ -184,18 +195,11 @@ impl GameState {
 
     /// Places handicap stones as Black's first move (Go only, before any move).
     pub fn set_handicap(&mut self, stones: &[Point]) -> Result<(), PlayError> {
-        if self.rules.variant != Variant::Go
-            || self.turns != 0
-            || self.board.stone_count(Color::Black) != 0
-        {
-            return Err(PlayError::Handicap(
-                "handicap needs a Go rule set and an empty board".into(),
-            ));
+        if self.rules.variant != Variant::Go || self.turns != 0 || self.board.stone_count(Color::Black) != 0 {
+            return Err(PlayError::Handicap("handicap needs a Go rule set and an empty board".into()));
         }
         if stones.len() < 2 {
-            return Err(PlayError::Handicap(
-                "a handicap has at least 2 stones".into(),
-            ));
+            return Err(PlayError::Handicap("a handicap has at least 2 stones".into()));
         }
         for &p in stones {
             if !self.geo().on_board(p) {
@@ -208,7 +212,7 @@ impl GameState {
         }
         self.to_move = Color::White;
         self.turns = 1;
-        self.history.push(self.board.hash());
+        self.remember(self.board.hash());
         Ok(())
     }
 
@@ -281,10 +285,10 @@ impl GameState {
             if self.rules.variant == Variant::Sligo && self.history.contains(&h) {
                 self.repetitions += 1;
             }
-            self.history.push(h);
+            self.remember(h);
         } else {
             self.passes += 1;
-            self.history.push(self.board.hash());
+            self.remember(self.board.hash());
         }
         self.turns += 1;
         self.phase = Phase::Start;
@@ -294,31 +298,51 @@ impl GameState {
         }
     }
 
-    /// Checks a Go placement without playing it.
-    fn check_go(&self, p: Point) -> Result<(), PlayError> {
+    /// Checks a Go placement without playing it (no allocation: this is on the hot path).
+    fn go_violation(&self, p: Point) -> Option<GoViolation> {
         let c = self.to_move;
         if self.board.at(p) != EMPTY {
-            return Err(PlayError::Occupied(self.name(p)));
+            return Some(GoViolation::Occupied);
         }
         if !self.rules.suicide && !self.board.go_legal_no_suicide(p, c) {
-            return Err(PlayError::Suicide(self.name(p)));
+            return Some(GoViolation::Suicide);
         }
         match self.rules.ko {
             KoRule::None => {}
             KoRule::Simple => {
+                // Without a capture the new position has the mover's stone on p where the
+                // position before the opponent's last move had none, so only captures can
+                // recreate it.
                 let n = self.history.len();
-                if n >= 2 && self.board.go_hash_after(p, c) == self.history[n - 2] {
-                    return Err(PlayError::Ko(self.name(p)));
+                if n >= 2
+                    && self.board.captures_any(p, c)
+                    && self.board.go_hash_after(p, c) == self.history[n - 2]
+                {
+                    return Some(GoViolation::Ko);
                 }
             }
             KoRule::Positional => {
                 let h = self.board.go_hash_after(p, c);
-                if self.history.contains(&h) {
-                    return Err(PlayError::Superko(self.name(p)));
+                if self.seen_filter[(h as usize >> 6) & (SEEN_WORDS - 1)] & (1 << (h & 63)) != 0
+                    && self.history.contains(&h)
+                {
+                    return Some(GoViolation::Superko);
                 }
             }
         }
-        Ok(())
+        None
+    }
+
+    /// Checks a Go placement, with a descriptive error.
+    fn check_go(&self, p: Point) -> Result<(), PlayError> {
+        let name = self.name(p);
+        match self.go_violation(p) {
+            None => Ok(()),
+            Some(GoViolation::Occupied) => Err(PlayError::Occupied(name)),
+            Some(GoViolation::Suicide) => Err(PlayError::Suicide(name)),
+            Some(GoViolation::Ko) => Err(PlayError::Ko(name)),
+            Some(GoViolation::Superko) => Err(PlayError::Superko(name)),
+        }
     }
 
     fn apply_go(&mut self, p: Point) {
@@ -357,10 +381,8 @@ impl GameState {
                 }
             }
         }
-        let doomed: Vec<Point> = candidates
-            .into_iter()
-            .filter(|&q| !score::has_true_liberty(&b, q))
-            .collect();
+        let doomed: Vec<Point> =
+            candidates.into_iter().filter(|&q| !score::has_true_liberty(&b, q)).collect();
         for q in doomed {
             b.flip_chain(q);
         }
@@ -384,19 +406,14 @@ impl GameState {
     fn sligo_after(&self, q: Point) -> Result<Board, PlayError> {
         let c = self.to_move;
         let Phase::Place(slide) = self.phase else {
-            return Err(PlayError::WrongPhase(
-                "a Sligo placement comes after noslide or a slide".into(),
-            ));
+            return Err(PlayError::WrongPhase("a Sligo placement comes after noslide or a slide".into()));
         };
         if self.board.at(q) != EMPTY {
             return Err(PlayError::Occupied(self.name(q)));
         }
         if let Some((f, t)) = slide {
             if q == f {
-                return Err(PlayError::Duplicate(format!(
-                    "{} without a slide",
-                    self.name(t)
-                )));
+                return Err(PlayError::Duplicate(format!("{} without a slide", self.name(t))));
             }
             if king_adjacent(self.geo(), f, q) && q < t {
                 return Err(PlayError::Duplicate(format!(
@@ -460,7 +477,7 @@ impl GameState {
         }
         let label = Action::Slide(f, d).name(geo);
         match geo.step(f, d) {
-            Some(t) if self.board.at(t) == EMPTY => Ok(t),
+            Some(t) if d.0 < 8 && self.board.at(t) == EMPTY => Ok(t),
             _ => Err(PlayError::SlideBlocked(label)),
         }
     }
@@ -469,16 +486,12 @@ impl GameState {
     fn check_kind(&self, a: Action) -> Result<(), PlayError> {
         let ok = match (self.rules.variant, self.phase, a) {
             (Variant::Sligo, Phase::Start, Action::Place(_)) => {
-                return Err(PlayError::WrongPhase(
-                    "a Sligo turn starts with noslide, a slide or pass".into(),
-                ))
+                return Err(PlayError::WrongPhase("a Sligo turn starts with noslide, a slide or pass".into()))
             }
             (Variant::Sligo, Phase::Start, _) => true,
             (Variant::Sligo, Phase::Place(_), Action::Place(_)) => true,
             (Variant::Sligo, Phase::Place(_), _) => {
-                return Err(PlayError::WrongPhase(
-                    "a Sligo slide must be followed by a placement".into(),
-                ))
+                return Err(PlayError::WrongPhase("a Sligo slide must be followed by a placement".into()))
             }
             (_, _, Action::Place(_) | Action::Pass) => true,
             _ => false,
@@ -486,21 +499,19 @@ impl GameState {
         if ok {
             Ok(())
         } else {
-            Err(PlayError::WrongPhase(format!(
-                "{a:?} is not an action of this rule set"
-            )))
+            Err(PlayError::WrongPhase(format!("{a:?} is not an action of this rule set")))
         }
     }
 
     /// Canonical Sligo actions for a turn given as an optional slide and a placement:
     /// placing on the vacated point is the plain placement, and a swapped slide/placement
     /// pair is normalised to the one listed by `legal_actions`.
-    pub fn sligo_turn(
-        &self,
-        slide: Option<(Point, Point)>,
-        place: Point,
-    ) -> Result<[Action; 2], PlayError> {
+    pub fn sligo_turn(&self, slide: Option<(Point, Point)>, place: Point) -> Result<[Action; 2], PlayError> {
         let geo = self.geo();
+        let points = slide.map_or([place; 3], |(f, t)| [place, f, t]);
+        if !points.iter().all(|&p| geo.on_board(p)) {
+            return Err(PlayError::OffBoard);
+        }
         match slide {
             None => Ok([Action::NoSlide, Action::Place(place)]),
             Some((f, t)) if place == f => {
@@ -508,16 +519,11 @@ impl GameState {
                 Ok([Action::NoSlide, Action::Place(t)])
             }
             Some((f, t)) => {
-                let (t, q) = if king_adjacent(geo, f, place) && place < t {
-                    (place, t)
-                } else {
-                    (t, place)
-                };
+                let (t, q) = if king_adjacent(geo, f, place) && place < t { (place, t) } else { (t, place) };
                 let (fx, fy) = geo.xy(f);
                 let (tx, ty) = geo.xy(t);
-                let d = Dir::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32).ok_or_else(
-                    || PlayError::SlideBlocked(format!("{}>{}", geo.name(f), geo.name(t))),
-                )?;
+                let d = Dir::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32)
+                    .ok_or_else(|| PlayError::SlideBlocked(format!("{}>{}", geo.name(f), geo.name(t))))?;
                 Ok([Action::Slide(f, d), Action::Place(q)])
             }
         }
@@ -525,8 +531,11 @@ impl GameState {
 
     /// Go and Loose: whether placing at the empty-or-not point `p` is legal.
     pub fn placement_is_legal(&self, p: Point) -> bool {
+        if !self.geo().on_board(p) {
+            return false;
+        }
         match self.rules.variant {
-            Variant::Go => self.check_go(p).is_ok(),
+            Variant::Go => self.go_violation(p).is_none(),
             Variant::Loose => self.loose_after(p).is_ok(),
             Variant::Sligo => false,
         }
@@ -536,16 +545,9 @@ impl GameState {
     /// that a placement completes the turn.
     pub fn first_action_candidates(&self, out: &mut Vec<Action>) {
         out.push(Action::NoSlide);
-        for f in self
-            .geo()
-            .points()
-            .filter(|&f| self.board.color(f) == Some(self.to_move))
-        {
+        for f in self.geo().points().filter(|&f| self.board.color(f) == Some(self.to_move)) {
             out.extend(
-                Dir::ALL
-                    .into_iter()
-                    .filter(|&d| self.check_slide(f, d).is_ok())
-                    .map(|d| Action::Slide(f, d)),
+                Dir::ALL.into_iter().filter(|&d| self.check_slide(f, d).is_ok()).map(|d| Action::Slide(f, d)),
             );
         }
     }
@@ -554,6 +556,18 @@ impl GameState {
     pub fn outcome(&self) -> Outcome {
         self.score().winner
     }
+}
+
+/// Words of the history filter (1024 bits).
+const SEEN_WORDS: usize = 16;
+
+/// Why a Go placement is illegal, without the allocation of a [`PlayError`].
+#[derive(Clone, Copy)]
+enum GoViolation {
+    Occupied,
+    Suicide,
+    Ko,
+    Superko,
 }
 
 /// Whether two points are one king step apart.
@@ -567,9 +581,7 @@ fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
 /// stones of `c` whose two other corners hold no stone of `c`.
 pub fn weak_pair_near(b: &Board, x: Point, c: Color) -> bool {
     let s = b.geo().stride() as u16;
-    [x.0 - s - 1, x.0 - s, x.0 - 1, x.0]
-        .into_iter()
-        .any(|tl| weak_square(b, Point(tl), c))
+    [x.0 - s - 1, x.0 - s, x.0 - 1, x.0].into_iter().any(|tl| weak_square(b, Point(tl), c))
 }
 
 /// Whether the 2x2 square with top-left cell `tl` holds a weak pair of `c`.
@@ -602,21 +614,11 @@ impl Game for GameState {
         let geo = self.geo();
         match (self.rules.variant, self.phase) {
             (Variant::Go, _) => {
-                out.extend(
-                    self.board
-                        .empties()
-                        .filter(|&p| self.check_go(p).is_ok())
-                        .map(Action::Place),
-                );
+                out.extend(self.board.empties().filter(|&p| self.check_go(p).is_ok()).map(Action::Place));
                 out.push(Action::Pass);
             }
             (Variant::Loose, _) => {
-                out.extend(
-                    self.board
-                        .empties()
-                        .filter(|&p| self.loose_after(p).is_ok())
-                        .map(Action::Place),
-                );
+                out.extend(self.board.empties().filter(|&p| self.loose_after(p).is_ok()).map(Action::Place));
                 out.push(Action::Pass);
             }
             (Variant::Sligo, Phase::Start) => {
@@ -624,10 +626,7 @@ impl Game for GameState {
                 if self.sligo_start(Action::NoSlide).sligo_any_placement() {
                     out.push(Action::NoSlide);
                 }
-                for f in geo
-                    .points()
-                    .filter(|&f| self.board.color(f) == Some(self.to_move))
-                {
+                for f in geo.points().filter(|&f| self.board.color(f) == Some(self.to_move)) {
                     for d in Dir::ALL {
                         if self.check_slide(f, d).is_ok()
                             && self.sligo_start(Action::Slide(f, d)).sligo_any_placement()
@@ -638,12 +637,7 @@ impl Game for GameState {
                 }
             }
             (Variant::Sligo, Phase::Place(_)) => {
-                out.extend(
-                    self.board
-                        .empties()
-                        .filter(|&q| self.sligo_after(q).is_ok())
-                        .map(Action::Place),
-                );
+                out.extend(self.board.empties().filter(|&q| self.sligo_after(q).is_ok()).map(Action::Place));
             }
         }
         out[start..].sort_unstable_by_key(|a| a.index(geo));
@@ -718,7 +712,12 @@ impl Game for GameState {
         match self.phase {
             Phase::Start => {}
             Phase::Place(None) => h ^= zobrist::phase_key(0),
-            Phase::Place(Some((_, t))) => h ^= zobrist::phase_key(t.idx()),
+            // The origin of the slide matters as much as its target: it decides which
+            // placements are duplicates, and the same board after a slide can come from
+            // different turn-start positions.
+            Phase::Place(Some((f, t))) => {
+                h ^= zobrist::phase_key(f.idx() * crate::point::MAX_CELLS + t.idx())
+            }
         }
         h ^ u64::from(self.passes) << 61
     }
@@ -742,11 +741,7 @@ impl fmt::Display for GameState {
             Color::Black => "Black",
             Color::White => "White",
         };
-        write!(
-            f,
-            "{} to move, turn {}, rules {}",
-            side, self.turns, self.rules
-        )?;
+        write!(f, "{} to move, turn {}, rules {}", side, self.turns, self.rules)?;
         if let Phase::Place(Some((a, b))) = self.phase {
             write!(f, ", slid {}>{}", self.name(a), self.name(b))?;
         }

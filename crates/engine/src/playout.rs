@@ -23,8 +23,7 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
     match (g.rules().variant, g.phase()) {
         (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
         (Variant::Sligo, Phase::Place(_)) => {
-            random_placement(g, rng, |g, p| g.clone().play(Action::Place(p)).is_ok())
-                .unwrap_or(Action::Pass)
+            random_placement(g, rng, |g, p| g.clone().play(Action::Place(p)).is_ok()).unwrap_or(Action::Pass)
         }
         _ => random_placement(g, rng, |g, p| g.placement_is_legal(p)).unwrap_or(Action::Pass),
     }

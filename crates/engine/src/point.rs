@@ -39,29 +39,11 @@ pub struct Dir(pub u8);
 
 impl Dir {
     /// All eight directions in index order.
-    pub const ALL: [Dir; 8] = [
-        Dir(0),
-        Dir(1),
-        Dir(2),
-        Dir(3),
-        Dir(4),
-        Dir(5),
-        Dir(6),
-        Dir(7),
-    ];
+    pub const ALL: [Dir; 8] = [Dir(0), Dir(1), Dir(2), Dir(3), Dir(4), Dir(5), Dir(6), Dir(7)];
 
     /// Column and row delta (row grows downwards).
     pub fn delta(self) -> (i32, i32) {
-        const D: [(i32, i32); 8] = [
-            (0, -1),
-            (1, -1),
-            (1, 0),
-            (1, 1),
-            (0, 1),
-            (-1, 1),
-            (-1, 0),
-            (-1, -1),
-        ];
+        const D: [(i32, i32); 8] = [(0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)];
         D[self.0 as usize & 7]
     }
 
@@ -74,10 +56,7 @@ impl Dir {
 impl Geometry {
     /// Geometry of an `n x n` board; `n` must be in `1..=MAX_SIZE`.
     pub fn new(size: u8) -> Geometry {
-        assert!(
-            (1..=MAX_SIZE as u8).contains(&size),
-            "board size {size} out of range"
-        );
+        assert!((1..=MAX_SIZE as u8).contains(&size), "board size {size} out of range");
         Geometry { size }
     }
 
@@ -169,10 +148,7 @@ impl Geometry {
         let bad = || CoordError(s.to_string());
         let mut chars = s.chars();
         let c = chars.next().ok_or_else(bad)?.to_ascii_uppercase();
-        let x = COLUMNS
-            .iter()
-            .position(|&l| l as char == c)
-            .ok_or_else(bad)?;
+        let x = COLUMNS.iter().position(|&l| l as char == c).ok_or_else(bad)?;
         let digits = chars.as_str();
         if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());

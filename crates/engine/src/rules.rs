@@ -110,15 +110,8 @@ pub struct Rules {
 }
 
 /// Names of the presets, in the order they are listed to users.
-pub const PRESETS: [&str; 7] = [
-    "ttakji",
-    "brainking",
-    "loose",
-    "sligo",
-    "chinese",
-    "japanese",
-    "tromp-taylor",
-];
+pub const PRESETS: [&str; 7] =
+    ["ttakji", "brainking", "loose", "sligo", "chinese", "japanese", "tromp-taylor"];
 
 /// A rule string or field value that does not parse or is inconsistent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,31 +156,10 @@ impl Rules {
             _ => 5.5,
         };
         let r = match name {
-            "ttakji" => go(
-                S::Area,
-                K::Positional,
-                false,
-                7.0,
-                D::PassAlive,
-                MoveCap::Fixed(300),
-            ),
-            "brainking" => go(
-                S::Territory,
-                K::Simple,
-                false,
-                brainking_komi,
-                D::Playouts,
-                MoveCap::None,
-            ),
+            "ttakji" => go(S::Area, K::Positional, false, 7.0, D::PassAlive, MoveCap::Fixed(300)),
+            "brainking" => go(S::Territory, K::Simple, false, brainking_komi, D::Playouts, MoveCap::None),
             "chinese" => go(S::Area, K::Simple, false, 7.5, D::PassAlive, MoveCap::None),
-            "japanese" => go(
-                S::Territory,
-                K::Simple,
-                false,
-                6.5,
-                D::Playouts,
-                MoveCap::None,
-            ),
+            "japanese" => go(S::Territory, K::Simple, false, 6.5, D::Playouts, MoveCap::None),
             "tromp-taylor" => go(S::Area, K::Positional, true, 7.5, D::None, MoveCap::None),
             "loose" => Rules {
                 variant: Variant::Loose,
@@ -209,12 +181,7 @@ impl Rules {
                 dead: D::None,
                 cap: MoveCap::PerPoint(4),
             },
-            _ => {
-                return err(format!(
-                    "unknown rule set {name:?}; known: {}",
-                    PRESETS.join(", ")
-                ))
-            }
+            _ => return err(format!("unknown rule set {name:?}; known: {}", PRESETS.join(", "))),
         };
         r.validate()?;
         Ok(r)
@@ -228,25 +195,17 @@ impl Rules {
         match self.variant {
             Variant::Loose => {
                 if self.size % 2 == 0 || self.size < 3 {
-                    return err(format!(
-                        "Loose needs an odd board size of at least 3, got {}",
-                        self.size
-                    ));
+                    return err(format!("Loose needs an odd board size of at least 3, got {}", self.size));
                 }
                 if self.komi.0 % 4 != 0 {
-                    return err(format!(
-                        "Loose komi must be an even integer, got {}",
-                        self.komi
-                    ));
+                    return err(format!("Loose komi must be an even integer, got {}", self.komi));
                 }
                 if self.scoring != Scoring::Stones
                     || self.ko != KoRule::None
                     || self.dead != DeadStones::None
                     || self.suicide
                 {
-                    return err(
-                        "Loose has stone scoring, no ko rule, no dead stones and no suicide",
-                    );
+                    return err("Loose has stone scoring, no ko rule, no dead stones and no suicide");
                 }
             }
             Variant::Sligo => {
@@ -255,9 +214,7 @@ impl Rules {
                     || self.dead != DeadStones::None
                     || self.suicide
                 {
-                    return err(
-                        "Sligo has area scoring, no ko rule, no dead stones and no suicide",
-                    );
+                    return err("Sligo has area scoring, no ko rule, no dead stones and no suicide");
                 }
             }
             Variant::Go => {
@@ -265,9 +222,7 @@ impl Rules {
                     return err("stone scoring is only for Loose");
                 }
                 if self.scoring == Scoring::Territory && self.dead == DeadStones::None {
-                    return err(
-                        "territory scoring needs a dead-stone method (pass-alive or playouts)",
-                    );
+                    return err("territory scoring needs a dead-stone method (pass-alive or playouts)");
                 }
             }
         }
@@ -281,15 +236,13 @@ impl Rules {
         match self.cap {
             MoveCap::None => safety,
             MoveCap::Fixed(n) => n.min(safety),
-            MoveCap::PerPoint(k) => (k * area).min(safety),
+            MoveCap::PerPoint(k) => k.saturating_mul(area).min(safety),
         }
     }
 
     /// The preset these fields equal, if any.
     pub fn preset_name(&self) -> Option<&'static str> {
-        PRESETS
-            .into_iter()
-            .find(|n| Rules::preset_sized(n, self.size).is_ok_and(|p| p == *self))
+        PRESETS.into_iter().find(|n| Rules::preset_sized(n, self.size).is_ok_and(|p| p == *self))
     }
 
     fn base_name(&self) -> &'static str {
@@ -302,11 +255,7 @@ impl Rules {
     }
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), RulesError> {
-        let bad = |allowed: &str| {
-            err(format!(
-                "bad value {value:?} for rule {key:?}; allowed: {allowed}"
-            ))
-        };
+        let bad = |allowed: &str| err(format!("bad value {value:?} for rule {key:?}; allowed: {allowed}"));
         match key {
             "size" => match value.parse::<u8>() {
                 Ok(n) => self.size = n,
@@ -353,22 +302,20 @@ impl Rules {
                 } else if let Some(k) = value.strip_suffix("n2") {
                     match k.parse() {
                         Ok(k) => MoveCap::PerPoint(k),
-                        Err(_) => {
-                            return bad("none, an integer, or K followed by n2 (K per board point)")
-                        }
+                        Err(_) => return bad("none, an integer, or K followed by n2 (K per board point)"),
                     }
                 } else {
                     match value.parse() {
                         Ok(n) => MoveCap::Fixed(n),
-                        Err(_) => {
-                            return bad("none, an integer, or K followed by n2 (K per board point)")
-                        }
+                        Err(_) => return bad("none, an integer, or K followed by n2 (K per board point)"),
                     }
                 }
             }
-            _ => return err(format!(
-                "unknown rule field {key:?}; fields: size, komi, scoring, ko, suicide, dead, cap"
-            )),
+            _ => {
+                return err(format!(
+                    "unknown rule field {key:?}; fields: size, komi, scoring, ko, suicide, dead, cap"
+                ))
+            }
         }
         Ok(())
     }
@@ -400,10 +347,7 @@ impl Rules {
                 }
                 .into(),
             ),
-            (
-                "suicide",
-                if self.suicide { "allow" } else { "forbid" }.into(),
-            ),
+            ("suicide", if self.suicide { "allow" } else { "forbid" }.into()),
             (
                 "dead",
                 match self.dead {
@@ -428,12 +372,8 @@ impl fmt::Display for Rules {
             .filter_map(|n| {
                 let p = Rules::preset_sized(n, self.size).ok()?;
                 (p.variant == self.variant).then_some(())?;
-                let d: Vec<(&str, String)> = mine
-                    .iter()
-                    .zip(p.fields())
-                    .filter(|(a, b)| a.1 != b.1)
-                    .map(|(a, _)| a.clone())
-                    .collect();
+                let d: Vec<(&str, String)> =
+                    mine.iter().zip(p.fields()).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.clone()).collect();
                 Some((n, d))
             })
             .min_by_key(|(_, d)| d.len())
@@ -458,23 +398,15 @@ impl FromStr for Rules {
         let overrides: Vec<(String, String)> = parts
             .map(|kv| match kv.split_once('=') {
                 Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
-                None => err(format!(
-                    "expected key=value after the preset name, got {kv:?}"
-                )),
+                None => err(format!("expected key=value after the preset name, got {kv:?}")),
             })
             .collect::<Result<_, _>>()?;
         // The size decides size-dependent defaults (BrainKing komi), so it is applied first.
         let mut size = 9u8;
         if let Some((_, v)) = overrides.iter().find(|(k, _)| k == "size") {
-            size = v
-                .parse()
-                .ok()
-                .filter(|n| (2..=19).contains(n))
-                .ok_or_else(|| {
-                    RulesError(format!(
-                        "bad value {v:?} for rule \"size\"; allowed: an integer 2..=19"
-                    ))
-                })?;
+            size = v.parse().ok().filter(|n| (2..=19).contains(n)).ok_or_else(|| {
+                RulesError(format!("bad value {v:?} for rule \"size\"; allowed: an integer 2..=19"))
+            })?;
         }
         let mut r = Rules::preset(&name)?;
         r.size = size;
@@ -520,23 +452,11 @@ mod tests {
 
     #[test]
     fn bad_rules_are_clear_errors() {
-        assert!("loose,size=8"
-            .parse::<Rules>()
-            .unwrap_err()
-            .0
-            .contains("odd"));
-        assert!("loose,komi=3"
-            .parse::<Rules>()
-            .unwrap_err()
-            .0
-            .contains("even"));
+        assert!("loose,size=8".parse::<Rules>().unwrap_err().0.contains("odd"));
+        assert!("loose,komi=3".parse::<Rules>().unwrap_err().0.contains("even"));
         assert!("loose,komi=2.5".parse::<Rules>().is_err());
         assert!("go".parse::<Rules>().unwrap_err().0.contains("known"));
-        assert!("ttakji,ko=maybe"
-            .parse::<Rules>()
-            .unwrap_err()
-            .0
-            .contains("allowed"));
+        assert!("ttakji,ko=maybe".parse::<Rules>().unwrap_err().0.contains("allowed"));
         assert!("ttakji,size=25".parse::<Rules>().is_err());
         assert!("ttakji,komi=0.3".parse::<Rules>().is_err());
         assert!("ttakji,bogus=1".parse::<Rules>().is_err());

@@ -45,11 +45,7 @@ pub fn is_true_liberty(b: &Board, e: Point) -> bool {
 
 /// Loose: whether the chain through `p` has a true liberty.
 pub fn has_true_liberty(b: &Board, p: Point) -> bool {
-    b.chain_stones(p).any(|s| {
-        b.adj(s)
-            .into_iter()
-            .any(|e| b.at(e) == EMPTY && is_true_liberty(b, e))
-    })
+    b.chain_stones(p).any(|s| b.adj(s).into_iter().any(|e| b.at(e) == EMPTY && is_true_liberty(b, e)))
 }
 
 /// Result of Benson's analysis for one colour.
@@ -66,8 +62,11 @@ pub struct PassAlive {
 /// bordering chain when each of its empty points is a liberty of that chain. Starting from all
 /// chains and all regions, chains with fewer than two vital regions (among regions whose
 /// bordering chains all survive) are dropped until nothing changes. A surviving region is
-/// territory when all its bordering chains survive and each of its empty points is a liberty of
-/// a surviving chain.
+/// territory when all its bordering chains survive and at most one of its points (empty or an
+/// opponent stone) has no neighbour of colour `c`: the opponent can then never get two eyes there,
+/// and `c` can fill every other point safely and capture everything inside. This is the
+/// pass-alive territory of KataGo's area calculation (checked against its test positions in
+/// `tests/rules_examples.rs`).
 pub fn pass_alive(b: &Board, c: Color) -> PassAlive {
     let geo = b.geo();
     const NONE: u16 = u16::MAX;
@@ -112,35 +111,22 @@ pub fn pass_alive(b: &Board, c: Color) -> PassAlive {
                 .iter()
                 .copied()
                 .filter(|&h| {
-                    pts.iter().filter(|&&e| b.at(e) == EMPTY).all(|&e| {
-                        b.adj(e)
-                            .into_iter()
-                            .any(|q| b.at(q) == c.cell() && b.chain(q) == h)
-                    })
+                    pts.iter()
+                        .filter(|&&e| b.at(e) == EMPTY)
+                        .all(|&e| b.adj(e).into_iter().any(|q| b.at(q) == c.cell() && b.chain(q) == h))
                 })
                 .collect()
         })
         .collect();
-    let mut heads: Vec<Point> = geo
-        .points()
-        .filter(|&p| b.at(p) == c.cell() && b.chain(p) == p)
-        .collect();
+    let mut heads: Vec<Point> = geo.points().filter(|&p| b.at(p) == c.cell() && b.chain(p) == p).collect();
     loop {
         let alive = |h: &Point| heads.contains(h);
-        let region_ok: Vec<bool> = regions
-            .iter()
-            .map(|(_, border)| border.iter().all(alive))
-            .collect();
+        let region_ok: Vec<bool> = regions.iter().map(|(_, border)| border.iter().all(alive)).collect();
         let before = heads.len();
         let keep: Vec<Point> = heads
             .iter()
             .copied()
-            .filter(|h| {
-                (0..regions.len())
-                    .filter(|&r| region_ok[r] && vital[r].contains(h))
-                    .count()
-                    >= 2
-            })
+            .filter(|h| (0..regions.len()).filter(|&r| region_ok[r] && vital[r].contains(h)).count() >= 2)
             .collect();
         heads = keep;
         if heads.len() == before {
@@ -156,12 +142,8 @@ pub fn pass_alive(b: &Board, c: Color) -> PassAlive {
     let mut territory = PointSet::default();
     for (pts, border) in &regions {
         let enclosed = !border.is_empty() && border.iter().all(|h| heads.contains(h));
-        let small = pts.iter().filter(|&&e| b.at(e) == EMPTY).all(|&e| {
-            b.adj(e)
-                .into_iter()
-                .any(|q| b.at(q) == c.cell() && heads.contains(&b.chain(q)))
-        });
-        if enclosed && small {
+        let internal = pts.iter().filter(|&&e| b.adj(e).into_iter().all(|q| b.at(q) != c.cell())).count();
+        if enclosed && internal <= 1 {
             for &p in pts {
                 territory.insert(p);
             }
@@ -220,22 +202,15 @@ pub fn dead_by_playouts(b: &Board) -> PointSet {
             }
         }
     }
-    let open: Vec<Point> = geo
-        .points()
-        .filter(|&p| b.at(p) != EMPTY && !settled.contains(p))
-        .collect();
+    let open: Vec<Point> = geo.points().filter(|&p| b.at(p) != EMPTY && !settled.contains(p)).collect();
     if open.is_empty() {
         return dead;
     }
     let mut own = [0i32; MAX_CELLS];
-    let mut rng = Rng::new(b.hash() ^ 0xDEAD_57);
+    let mut rng = Rng::new(b.hash() ^ 0x00DE_AD57);
     let cap = 4 * geo.area() + 50;
     for i in 0..DEAD_PLAYOUTS {
-        let first = if i % 2 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let first = if i % 2 == 0 { Color::Black } else { Color::White };
         let end = light_playout_board(b.clone(), first, &mut rng, cap);
         for &p in &open {
             match area_owner(&end, p) {
@@ -317,11 +292,7 @@ fn area_owner(b: &Board, p: Point) -> Option<Color> {
     while let Some(x) = stack.pop() {
         for q in b.adj(x) {
             match b.at(q) {
-                EMPTY => {
-                    if seen.insert(q) {
-                        stack.push(q);
-                    }
-                }
+                EMPTY if seen.insert(q) => stack.push(q),
                 BLACK => reach |= 1,
                 WHITE => reach |= 2,
                 _ => {}
@@ -365,11 +336,7 @@ pub fn owners(b: &Board, dead: &PointSet) -> Vec<Option<Color>> {
             i += 1;
             for q in clean.adj(x) {
                 match clean.at(q) {
-                    EMPTY => {
-                        if done.insert(q) {
-                            region.push(q);
-                        }
-                    }
+                    EMPTY if done.insert(q) => region.push(q),
                     BLACK => reach |= 1,
                     WHITE => reach |= 2,
                     _ => {}
@@ -393,10 +360,9 @@ fn totals(g: &GameState, b: &Board, dead: &PointSet) -> (i32, i32) {
     let geo = b.geo();
     let komi = g.rules().komi.0;
     match g.rules().scoring {
-        Scoring::Stones => (
-            2 * b.stone_count(Color::Black) as i32,
-            2 * b.stone_count(Color::White) as i32 + komi,
-        ),
+        Scoring::Stones => {
+            (2 * b.stone_count(Color::Black) as i32, 2 * b.stone_count(Color::White) as i32 + komi)
+        }
         Scoring::Area => {
             let own = owners(b, dead);
             let count = |c| 2 * own.iter().filter(|&&o| o == Some(c)).count() as i32;
@@ -406,16 +372,11 @@ fn totals(g: &GameState, b: &Board, dead: &PointSet) -> (i32, i32) {
             let own = owners(b, dead);
             let territory = |c: Color| {
                 geo.points()
-                    .filter(|&p| {
-                        own[geo.dense(p)] == Some(c) && (b.at(p) == EMPTY || dead.contains(p))
-                    })
+                    .filter(|&p| own[geo.dense(p)] == Some(c) && (b.at(p) == EMPTY || dead.contains(p)))
                     .count() as i32
             };
-            let dead_of = |c: Color| {
-                geo.points()
-                    .filter(|&p| dead.contains(p) && b.color(p) == Some(c))
-                    .count() as i32
-            };
+            let dead_of =
+                |c: Color| geo.points().filter(|&p| dead.contains(p) && b.color(p) == Some(c)).count() as i32;
             let side = |c: Color| territory(c) - g.captured(c) as i32 - dead_of(c);
             (2 * side(Color::Black), 2 * side(Color::White) + komi)
         }
@@ -440,11 +401,7 @@ fn decide(g: &GameState, black: i32, white: i32) -> Outcome {
 }
 
 fn to_score(g: &GameState, (black, white): (i32, i32)) -> Score {
-    Score {
-        black: f64::from(black) / 2.0,
-        white: f64::from(white) / 2.0,
-        winner: decide(g, black, white),
-    }
+    Score { black: f64::from(black) / 2.0, white: f64::from(white) / 2.0, winner: decide(g, black, white) }
 }
 
 /// The score of the game if it ended now, with the rules' automatic dead-stone method.
@@ -467,6 +424,9 @@ pub fn score_with_dead(g: &GameState, marked: &[Point]) -> Score {
 pub fn expand_dead(b: &Board, marked: &[Point]) -> PointSet {
     let mut dead = PointSet::default();
     for &m in marked {
+        if !b.geo().on_board(m) {
+            continue;
+        }
         let Some(c) = b.color(m) else { continue };
         let mut seen = PointSet::default();
         let mut stack = vec![m];

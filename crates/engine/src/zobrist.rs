@@ -13,7 +13,7 @@ const fn splitmix(state: u64) -> (u64, u64) {
 
 const fn table() -> [[u64; MAX_CELLS]; 2] {
     let mut t = [[0u64; MAX_CELLS]; 2];
-    let mut state = 0x68_616E_65u64; // "hane"
+    let mut state = 0x6861_6E65u64; // "hane"
     let mut c = 0;
     while c < 2 {
         let mut i = 0;

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+source scripts/env.sh
 cargo build --release -p hane-cli
 HANE=target/release/hane
 echo "== a replayed 9x9 ttakji game"

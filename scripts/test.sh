@@ -3,8 +3,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+source scripts/env.sh
 export PATH="$PATH:/usr/games"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
 cargo bench --workspace --no-run
+# Independent check of self-play output: numpy loads the shards, sgfmill parses the SGFs.
+check_dir=$(mktemp -d)
+trap 'rm -rf "$check_dir"' EXIT
+for cfg in ttakji-5x5 loose-5x5 sligo-5x5; do
+    target/release/hane selfplay --config "configs/$cfg.toml" --games 4 --out "$check_dir/$cfg"
+done
+python scripts/check_shards.py "$check_dir"/*

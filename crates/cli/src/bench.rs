@@ -1,9 +1,14 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
+use crate::selfplay_cmd;
 use crate::Failure;
-use hane_engine::playout::random_playout;
+use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::rng::Rng;
-use hane_engine::{GameState, Rules};
+use hane_engine::{Game, GameState, Rules};
+use hane_mcts::EvalRequest;
+use hane_selfplay::{Progress, SelfplayConfig};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Arguments of `hane bench`.
@@ -30,31 +35,166 @@ enum What {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
+    /// batched throughput of the same evaluator, and peak memory.
+    Selfplay {
+        /// Rule sets to measure (default: ttakji, brainking, loose, sligo).
+        #[arg(long, value_delimiter = ',')]
+        rules: Vec<String>,
+        /// Board size.
+        #[arg(long, default_value_t = 9)]
+        size: u8,
+        /// Games per rule set.
+        #[arg(long, default_value_t = 64)]
+        games: u64,
+        /// Games in flight (one worker thread).
+        #[arg(long, default_value_t = 64)]
+        in_flight: usize,
+        /// Evaluator: uniform or rollout.
+        #[arg(long, default_value = "uniform")]
+        evaluator: String,
+        /// Evaluator batch size.
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+    },
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
     match a.what {
         What::Playouts { rules, size, seconds, seed } => playouts(rules, size, seconds, seed),
+        What::Selfplay { rules, size, games, in_flight, evaluator, batch } => {
+            selfplay(rules, size, games, in_flight, &evaluator, batch)
+        }
     }
 }
 
-fn playouts(names: Vec<String>, size: u8, seconds: f64, seed: u64) -> Result<(), Failure> {
-    let names = if names.is_empty() {
+fn default_rules(names: Vec<String>) -> Vec<String> {
+    if names.is_empty() {
         ["ttakji", "brainking", "loose", "sligo"].map(String::from).to_vec()
     } else {
         names
-    };
+    }
+}
+
+fn selfplay(
+    names: Vec<String>,
+    size: u8,
+    games: u64,
+    in_flight: usize,
+    evaluator: &str,
+    batch: usize,
+) -> Result<(), Failure> {
+    println!(
+        "self-play on {size}x{size}, {games} games per rule set, {in_flight} in flight, 1 worker, \
+         evaluator {evaluator}, batch {batch}, visits 64 full / 16 fast (p_full 0.25)"
+    );
+    println!(
+        "{:<11} {:>10} {:>11} {:>11} {:>13} {:>7}",
+        "rules", "positions/s", "games/hour", "evals/s", "bare evals/s", "ratio"
+    );
+    for name in default_rules(names) {
+        let cfg = SelfplayConfig {
+            rules: format!("{name},size={size}"),
+            games_in_flight: in_flight,
+            batch_size: batch,
+            ..SelfplayConfig::default()
+        };
+        cfg.validate().map_err(|e| Failure::input(format!("--rules: {e}")))?;
+        let dir = std::env::temp_dir().join(format!("hane-bench-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let fac = selfplay_cmd::factory(evaluator, 1)?;
+        let s = hane_selfplay::run(
+            &cfg,
+            games,
+            &dir,
+            fac,
+            evaluator,
+            Arc::new(Progress::default()),
+            Arc::new(AtomicBool::new(false)),
+        )
+        .map_err(|e| Failure { code: 1, message: e })?;
+        let _ = std::fs::remove_dir_all(&dir);
+        let bare = bare_evals(&cfg, evaluator, batch)?;
+        let evals = s.evals as f64 / s.seconds;
+        println!(
+            "{:<11} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}",
+            name,
+            s.moves as f64 / s.seconds,
+            s.games as f64 / s.seconds * 3600.0,
+            evals,
+            bare,
+            evals / bare
+        );
+    }
+    if let Some(kb) = peak_rss_kib() {
+        println!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);
+    }
+    Ok(())
+}
+
+/// Evaluations per second of the evaluator alone on full batches of self-play-like positions.
+fn bare_evals(cfg: &SelfplayConfig, evaluator: &str, batch: usize) -> Result<f64, Failure> {
+    let rules = cfg.parsed_rules().map_err(Failure::input)?;
+    let mut rng = Rng::new(5);
+    let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
+        .map(|i| {
+            let mut g = GameState::new(rules);
+            for _ in 0..(i % 40) {
+                if g.is_over() {
+                    break;
+                }
+                g.play_unchecked(random_light_action(&g, &mut rng));
+            }
+            let mut legal = Vec::new();
+            g.legal_actions(&mut legal);
+            EvalRequest { state: g, legal }
+        })
+        .collect();
+    let mut ev = (selfplay_cmd::factory(evaluator, 1)?)();
+    let t = Instant::now();
+    let mut n = 0u64;
+    while t.elapsed() < Duration::from_secs(1) {
+        n += ev.evaluate(&batch_reqs).len() as u64;
+    }
+    Ok(n as f64 / t.elapsed().as_secs_f64())
+}
+
+/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/stat`, utime + stime in
+/// clock ticks of 1/100 s), so a benchmark on a busy machine still measures one core's work.
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name (which ends with ')'): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The process's peak resident set size (Linux `VmHWM`).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn playouts(names: Vec<String>, size: u8, seconds: f64, seed: u64) -> Result<(), Failure> {
+    let names = default_rules(names);
     if !(seconds > 0.0 && seconds < 1e6) {
         return Err(Failure::input("--seconds must be positive"));
     }
     println!("light playouts from the empty {size}x{size} board, one thread, {seconds} s each");
-    println!("{:<14} {:>12} {:>12} {:>14}", "rules", "playouts", "playouts/s", "avg turns");
+    println!("(per CPU-second of this thread, and per wall-clock second)");
+    println!(
+        "{:<14} {:>10} {:>14} {:>14} {:>10}",
+        "rules", "playouts", "per CPU-sec", "per wall-sec", "avg turns"
+    );
     for name in names {
         let rules: Rules =
             format!("{name},size={size}").parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
         let start = GameState::new(rules);
         let mut rng = Rng::new(seed);
         let budget = Duration::from_secs_f64(seconds);
+        let cpu0 = thread_cpu_seconds();
         let t = Instant::now();
         let (mut games, mut turns) = (0u64, 0u64);
         while t.elapsed() < budget {
@@ -65,10 +205,12 @@ fn playouts(names: Vec<String>, size: u8, seconds: f64, seed: u64) -> Result<(),
             }
         }
         let secs = t.elapsed().as_secs_f64();
+        let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a).filter(|&c| c > 0.0);
         println!(
-            "{:<14} {:>12} {:>12.0} {:>14.1}",
+            "{:<14} {:>10} {:>14} {:>14.0} {:>10.1}",
             name,
             games,
+            cpu.map_or("n/a".to_string(), |c| format!("{:.0}", games as f64 / c)),
             games as f64 / secs,
             turns as f64 / games as f64
         );

@@ -5,9 +5,11 @@
 //! input.
 
 mod bench;
+mod config;
 mod notation;
 mod perft_cmd;
 mod replay;
+mod selfplay_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +28,8 @@ enum Command {
     Replay(replay::Args),
     /// Count legal move sequences to a depth (rules-engine check).
     Perft(perft_cmd::Args),
+    /// Generate self-play games into training shards and SGFs.
+    Selfplay(selfplay_cmd::Args),
     /// Benchmarks.
     Bench(bench::Args),
 }
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),
+        Command::Selfplay(a) => selfplay_cmd::run_cmd(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

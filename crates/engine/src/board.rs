@@ -505,6 +505,12 @@ impl Board {
         self.adj(p).into_iter().any(|q| self.at(q) == c.opp().cell() && self.libs(q) == 1)
     }
 
+    /// The stone hash with a stone of `c` added at the empty `p` (nothing captured).
+    #[inline(always)]
+    pub fn hash_with_stone(&self, p: Point, c: Color) -> u64 {
+        self.hash ^ zobrist::STONE[c.index()][p.idx()]
+    }
+
     /// The stone hash after `c` plays at the empty `p` with Go captures (suicide removes the
     /// mover's chain), without changing the board.
     pub fn go_hash_after(&self, p: Point, c: Color) -> u64 {

@@ -304,7 +304,8 @@ impl GameState {
         if self.board.at(p) != EMPTY {
             return Some(GoViolation::Occupied);
         }
-        if !self.rules.suicide && !self.board.go_legal_no_suicide(p, c) {
+        let no_suicide = self.board.go_legal_no_suicide(p, c);
+        if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
         }
         match self.rules.ko {
@@ -322,7 +323,11 @@ impl GameState {
                 }
             }
             KoRule::Positional => {
-                let h = self.board.go_hash_after(p, c);
+                let h = if no_suicide && !self.board.captures_any(p, c) {
+                    self.board.hash_with_stone(p, c)
+                } else {
+                    self.board.go_hash_after(p, c)
+                };
                 if self.seen_filter[(h as usize >> 6) & (SEEN_WORDS - 1)] & (1 << (h & 63)) != 0
                     && self.history.contains(&h)
                 {

@@ -42,8 +42,10 @@ fn random_placement(
     }
     let off = rng.below(n);
     let me = g.to_move();
-    (0..n)
-        .map(|k| b.empty_at((off + k) % n))
+    // Scan off..n then 0..off (no division per candidate).
+    (off..n)
+        .chain(0..off)
+        .map(|k| b.empty_at(k))
         .find(|&p| !is_true_eye(b, p, me) && legal(g, p))
         .map(Action::Place)
 }

@@ -702,17 +702,16 @@ fn brainking_13x13_formula_example() {
 // ---------------------------------------------------------------------------------------------
 
 /// KataGo's area test positions (lightvector/KataGo, `cpp/tests/testboardarea.cpp` at 6a1fc5de,
-/// MIT licence, copyright David J Wu), stored in `reference/data/katago-area-positions.json`.
+/// MIT licence, copyright David J Wu), copied from the project's shared reference data into
+/// `tests/data/katago-area-positions.json`.
 /// The expected map in mode `safe0_unsafe0_nonpassalive0_suicide0` (no big-territory guesses,
 /// only pass-alive stones, multi-stone suicide illegal) marks Black's pass-alive stones and
 /// pass-alive territory `X` and White's `O`; territory includes opponent stones inside it.
 /// That is `score::pass_alive` for both colours, stones and territory together.
 #[test]
 fn benson_matches_katago_area_positions() {
-    let path =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/data/katago-area-positions.json");
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let data: serde_json::Value =
+        serde_json::from_str(include_str!("data/katago-area-positions.json")).unwrap();
     let strs = |v: &serde_json::Value| -> Vec<String> {
         v.as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect()
     };

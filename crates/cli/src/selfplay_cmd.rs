@@ -1,0 +1,95 @@
+//! `hane selfplay`: generate training games with a progress bar; Ctrl-C stops cleanly
+//! (finished games are kept, games in flight are dropped, no partial file is left) and a
+//! rerun of the same command resumes.
+
+use crate::config;
+use crate::Failure;
+use hane_mcts::{RolloutEvaluator, UniformEvaluator};
+use hane_selfplay::server::EvaluatorFactory;
+use hane_selfplay::{run, Progress};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `hane selfplay`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Config file (TOML with a [selfplay] table; see configs/).
+    #[arg(long)]
+    config: PathBuf,
+    /// Games to play in total (a rerun only plays the unfinished ones).
+    #[arg(long)]
+    games: u64,
+    /// Output folder (shards/ and sgf/ are created inside).
+    #[arg(long)]
+    out: PathBuf,
+    /// Evaluator without a network: uniform or rollout.
+    #[arg(long, default_value = "uniform")]
+    evaluator: String,
+}
+
+/// The evaluator named on the command line.
+pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
+    match name {
+        "uniform" => Ok(Box::new(|| Box::new(UniformEvaluator))),
+        "rollout" => Ok(Box::new(move || Box::new(RolloutEvaluator::new(seed)))),
+        _ => Err(Failure::input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
+    }
+}
+
+pub fn run_cmd(a: Args) -> Result<(), Failure> {
+    let cfg = config::load(&a.config)?.selfplay;
+    let fac = factory(&a.evaluator, cfg.seed)?;
+    let progress = Arc::new(Progress::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
+        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let bar = ProgressBar::new(a.games);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}]")
+            .expect("template"),
+    );
+    let started = Instant::now();
+    let (p, b) = (progress.clone(), bar.clone());
+    let done = Arc::new(AtomicBool::new(false));
+    let d = done.clone();
+    let ticker = std::thread::spawn(move || {
+        while !d.load(Ordering::Relaxed) {
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            let games = p.games.load(Ordering::Relaxed) + p.resumed.load(Ordering::Relaxed);
+            b.set_position(games);
+            b.set_message(format!(
+                "{:.0} moves/s, {} rows",
+                p.moves.load(Ordering::Relaxed) as f64 / secs,
+                p.rows.load(Ordering::Relaxed)
+            ));
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    });
+    let result = run(&cfg, a.games, &a.out, fac, &a.evaluator, progress, stop);
+    done.store(true, Ordering::Relaxed);
+    let _ = ticker.join();
+    bar.finish_and_clear();
+    let s = result.map_err(|e| Failure { code: 1, message: e })?;
+    println!(
+        "{} games ({} already done), {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
+        s.games,
+        s.resumed,
+        s.moves,
+        s.rows,
+        s.seconds,
+        s.moves as f64 / s.seconds.max(1e-9),
+        s.evals as f64 / s.seconds.max(1e-9),
+        s.results[0],
+        s.results[1],
+        s.results[2],
+        s.resigned,
+        s.false_resign,
+        s.would_resign,
+        if s.interrupted { " (interrupted: rerun the same command to continue)" } else { "" }
+    );
+    Ok(())
+}

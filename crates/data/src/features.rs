@@ -1,0 +1,138 @@
+//! The network's input encoding: feature planes and global features of a position, from the
+//! view of the player to move. Versioned: [`ENCODER_VERSION`] is stored in every shard and
+//! checkpoint, and the README's table documents each channel.
+
+use hane_engine::board::{Board, PointSet, EMPTY};
+use hane_engine::rules::{KoRule, Scoring, Variant};
+use hane_engine::score::is_true_liberty;
+use hane_engine::{Action, Color, Game, GameState, Phase};
+
+/// Version of the encoding below; bump on any change of meaning or order.
+pub const ENCODER_VERSION: u32 = 1;
+/// Number of feature planes.
+pub const PLANES: usize = 19;
+/// Number of global features.
+pub const GLOBALS: usize = 12;
+/// How many recent placements get a plane each.
+pub const RECENT: usize = 5;
+
+/// Encodes `g` into `PLANES * N * N` plane values (0/1) and `GLOBALS` floats. `recent` are the
+/// placement points of the last turns, most recent last (passes left out).
+pub fn encode(g: &GameState, recent: &[Action]) -> (Vec<u8>, Vec<f32>) {
+    let geo = g.geo();
+    let n2 = geo.area();
+    let b = g.board();
+    let me = g.to_move();
+    let rules = g.rules();
+    let mut planes = vec![0u8; PLANES * n2];
+    let mut set = |plane: usize, i: usize| planes[plane * n2 + i] = 1;
+
+    for p in geo.points() {
+        let i = geo.dense(p);
+        set(2, i);
+        match b.color(p) {
+            Some(c) => {
+                let mine = c == me;
+                set(if mine { 0 } else { 1 }, i);
+                let libs = if rules.variant == Variant::Loose { true_liberties(b, p) } else { b.libs(p) };
+                let bucket = libs.clamp(1, 3) - 1;
+                set(if mine { 5 } else { 8 } + bucket, i);
+            }
+            None => {
+                if rules.variant == Variant::Loose && !is_true_liberty(b, p) {
+                    set(11, i);
+                }
+            }
+        }
+    }
+    for p in legal_placements(g) {
+        set(3, geo.dense(p));
+    }
+    if rules.variant == Variant::Go && rules.ko != KoRule::None {
+        for p in b.empties() {
+            if !g.placement_is_legal(p) && b.go_legal_no_suicide(p, me) {
+                set(4, geo.dense(p));
+            }
+        }
+    }
+    if let Phase::Place(Some((from, to))) = g.phase() {
+        set(12, geo.dense(to));
+        set(13, geo.dense(from));
+    }
+    for (k, a) in recent.iter().rev().take(RECENT).enumerate() {
+        if let Action::Place(p) = a {
+            set(14 + k, geo.dense(*p));
+        }
+    }
+
+    let komi = rules.komi.as_f64() as f32;
+    let komi_me = if me == Color::White { komi } else { -komi };
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let globals = vec![
+        flag(me == Color::White),
+        komi_me / 15.0,
+        flag(rules.variant == Variant::Go),
+        flag(rules.variant == Variant::Loose),
+        flag(rules.variant == Variant::Sligo),
+        flag(rules.scoring == Scoring::Territory),
+        flag(rules.ko == KoRule::Positional),
+        flag(rules.ko == KoRule::Simple),
+        flag(rules.suicide),
+        flag(matches!(g.phase(), Phase::Place(_))),
+        flag(g.passes() > 0),
+        g.turns() as f32 / rules.max_turns() as f32,
+    ];
+    (planes, globals)
+}
+
+/// Loose: the number of distinct true liberties of the chain through `p`.
+fn true_liberties(b: &Board, p: hane_engine::Point) -> usize {
+    let mut seen = PointSet::default();
+    b.chain_stones(p)
+        .flat_map(|s| b.adj(s))
+        .filter(|&e| b.at(e) == EMPTY && is_true_liberty(b, e) && seen.insert(e))
+        .count()
+}
+
+/// Points where the player to move can complete a placement now (Sligo at the start of a
+/// turn: the placements legal without a slide).
+fn legal_placements(g: &GameState) -> Vec<hane_engine::Point> {
+    let mut actions = Vec::new();
+    if g.rules().variant == Variant::Sligo && g.phase() == Phase::Start {
+        let mut next = g.clone();
+        if next.play(Action::NoSlide).is_ok() {
+            next.legal_actions(&mut actions);
+        }
+    } else {
+        g.legal_actions(&mut actions);
+    }
+    actions.into_iter().filter_map(|a| if let Action::Place(p) = a { Some(p) } else { None }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hane_engine::Rules;
+
+    #[test]
+    fn planes_follow_the_side_to_move() {
+        let mut g = GameState::new("ttakji,size=5".parse::<Rules>().unwrap());
+        let geo = g.geo();
+        let c3 = geo.parse("C3").unwrap();
+        g.play(Action::Place(c3)).unwrap();
+        let (planes, globals) = encode(&g, &[Action::Place(c3)]);
+        let n2 = 25;
+        let i = geo.dense(c3);
+        assert_eq!(planes[n2 + i], 1, "Black's stone is the opponent's for White");
+        assert_eq!(planes[i], 0);
+        assert_eq!(planes[2 * n2..3 * n2].iter().map(|&v| v as usize).sum::<usize>(), 25);
+        assert_eq!(planes[3 * n2 + i], 0, "occupied point is not legal");
+        assert_eq!(planes[3 * n2..4 * n2].iter().map(|&v| v as usize).sum::<usize>(), 24);
+        assert_eq!(planes[(8 + 2) * n2 + i], 1, "4 liberties -> the >=3 bucket");
+        assert_eq!(planes[14 * n2 + i], 1, "most recent move");
+        assert_eq!(globals[0], 1.0);
+        assert!((globals[1] - 7.0 / 15.0).abs() < 1e-6);
+        assert_eq!(globals.len(), GLOBALS);
+        assert_eq!(planes.len(), PLANES * n2);
+    }
+}

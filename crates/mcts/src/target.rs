@@ -1,0 +1,137 @@
+//! The root's policy training target: visit counts with KataGo's forced playouts pruned
+//! (paper §3.2), and choosing the move to play from it.
+//!
+//! Forced playouts make the search spend `sqrt(k * P * total)` visits on every child it
+//! tried, however bad, so that noise-boosted moves get a real look. Those visits say nothing
+//! about the move's quality, so before the counts become a target they are taken back: from
+//! every child except the most visited one (`c*`) subtract up to its forced playouts, but
+//! only as long as the child's PUCT score stays below `c*`'s — i.e. keep exactly the visits
+//! PUCT alone would have given it. A child left with at most one visit is removed outright.
+
+use hane_engine::rng::Rng;
+
+/// What pruning needs to know about one root child.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChildInfo {
+    /// The prior the search used (noise included).
+    pub prior: f32,
+    /// Completed visits.
+    pub visits: u32,
+    /// Mean utility from the root player's view (meaningless when `visits == 0`).
+    pub utility: f32,
+}
+
+/// Visit weights with forced playouts removed, in the order of `children`.
+pub(crate) fn pruned_weights(children: &[ChildInfo], c_puct: f32, k: f32) -> Vec<f32> {
+    let total: f64 = children.iter().map(|c| f64::from(c.visits)).sum();
+    let mut w: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
+    let Some(best) = (0..children.len()).max_by_key(|&i| children[i].visits) else {
+        return w;
+    };
+    if children[best].visits == 0 {
+        return w;
+    }
+    let explore = f64::from(c_puct) * (total + 0.01).sqrt();
+    let puct = |c: &ChildInfo, n: f64| f64::from(c.utility) + explore * f64::from(c.prior) / (1.0 + n);
+    let best_puct = puct(&children[best], f64::from(children[best].visits));
+    for (i, c) in children.iter().enumerate() {
+        if i == best || c.visits == 0 {
+            continue;
+        }
+        let n = f64::from(c.visits);
+        let gap = best_puct - f64::from(c.utility);
+        if gap <= 0.0 {
+            continue; // Already at least as attractive as c*: every visit was PUCT's own.
+        }
+        let forced = (f64::from(k) * f64::from(c.prior) * total).sqrt();
+        // Fewest visits at which this child's PUCT is still no higher than c*'s.
+        let at_par = explore * f64::from(c.prior) / gap - 1.0;
+        let reduced = (n - forced).max(at_par).min(n);
+        if reduced < n && reduced <= 1.0 {
+            w[i] = 0.0;
+        } else {
+            w[i] = reduced as f32;
+        }
+    }
+    w
+}
+
+/// Weights scaled to sum to 1 (all zeros stay zeros).
+pub(crate) fn normalized(w: &[f32]) -> Vec<f32> {
+    let sum: f32 = w.iter().sum();
+    if sum > 0.0 {
+        w.iter().map(|x| x / sum).collect()
+    } else {
+        w.to_vec()
+    }
+}
+
+/// Index of the move to play: the largest weight at temperature 0 (ties: the first), else a
+/// sample proportional to `w^(1/temperature)`. `None` if every weight is 0.
+pub(crate) fn choose(w: &[f32], temperature: f32, rng: &mut Rng) -> Option<usize> {
+    let max = w.iter().copied().fold(0.0f32, f32::max);
+    if max <= 0.0 {
+        return None;
+    }
+    if temperature <= 1e-4 {
+        return w.iter().position(|&x| x == max);
+    }
+    // w^(1/T) relative to the maximum, in logs so a small temperature cannot overflow.
+    let p: Vec<f64> = w
+        .iter()
+        .map(|&x| {
+            if x > 0.0 {
+                ((f64::from(x).ln() - f64::from(max).ln()) / f64::from(temperature)).exp()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut r = rng.unit() * p.iter().sum::<f64>();
+    for (i, &x) in p.iter().enumerate() {
+        if x > 0.0 {
+            if r < x {
+                return Some(i);
+            }
+            r -= x;
+        }
+    }
+    p.iter().rposition(|&x| x > 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn child(prior: f32, visits: u32, utility: f32) -> ChildInfo {
+        ChildInfo { prior, visits, utility }
+    }
+
+    #[test]
+    fn best_child_keeps_its_visits_and_bad_forced_children_go() {
+        // A strong best move and two bad moves that only forced playouts visited.
+        let kids = [child(0.5, 80, 0.6), child(0.25, 10, -0.8), child(0.25, 2, -0.9)];
+        let w = pruned_weights(&kids, 1.1, 2.0);
+        assert_eq!(w[0], 80.0);
+        assert!(w[1] < 10.0, "{w:?}");
+        assert_eq!(w[2], 0.0, "{w:?}");
+    }
+
+    #[test]
+    fn good_children_are_not_pruned() {
+        // Second child as good as the best: its visits were earned.
+        let kids = [child(0.5, 50, 0.2), child(0.5, 45, 0.2)];
+        let w = pruned_weights(&kids, 1.1, 2.0);
+        assert_eq!(w, vec![50.0, 45.0]);
+    }
+
+    #[test]
+    fn choose_at_zero_temperature_is_argmax() {
+        let mut rng = Rng::new(0);
+        assert_eq!(choose(&[1.0, 5.0, 5.0, 2.0], 0.0, &mut rng), Some(1));
+        assert_eq!(choose(&[0.0, 0.0], 1.0, &mut rng), None);
+        for _ in 0..100 {
+            assert_ne!(choose(&[0.0, 3.0, 1.0], 1.0, &mut rng), Some(0));
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Self-play configuration. Loaded from TOML by the CLI; every field has a default.
+
+use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule};
+use serde::{Deserialize, Serialize};
+
+/// Everything a self-play run needs besides the evaluator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfplayConfig {
+    /// Rule set string, e.g. `ttakji` or `loose,size=7`.
+    pub rules: String,
+    /// Worker threads running searches.
+    pub threads: usize,
+    /// Games in flight per worker thread.
+    pub games_in_flight: usize,
+    /// Largest number of positions in one evaluator call.
+    pub batch_size: usize,
+    /// Leaves gathered per game before each evaluator call (virtual loss spreads them).
+    pub leaves_per_game: usize,
+    /// Visits of a full search, whose positions become training rows.
+    pub full_visits: u32,
+    /// Visits of a fast search (not recorded), for playout cap randomisation.
+    pub fast_visits: u32,
+    /// Probability that a turn gets a full search.
+    pub p_full: f32,
+    /// Resign when the mover's probability of not losing stays below this for `resign_turns` turns.
+    pub resign_threshold: f32,
+    /// Consecutive turns below the threshold before resigning.
+    pub resign_turns: u32,
+    /// Fraction of games played out to the end despite resigning, to measure false resigns.
+    pub resign_playthrough: f32,
+    /// Standard deviation of the komi randomisation, in points (0 = fixed komi).
+    pub komi_stdev: f32,
+    /// Turn cap per game (0 = the rule set's own cap).
+    pub max_turns: u32,
+    /// Seed of everything random in the run.
+    pub seed: u64,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            rules: "ttakji".into(),
+            threads: 1,
+            games_in_flight: 64,
+            batch_size: 128,
+            leaves_per_game: 4,
+            full_visits: 64,
+            fast_visits: 16,
+            p_full: 0.25,
+            resign_threshold: 0.05,
+            resign_turns: 3,
+            resign_playthrough: 0.1,
+            komi_stdev: 1.0,
+            max_turns: 0,
+            seed: 1,
+        }
+    }
+}
+
+impl SelfplayConfig {
+    /// Checks the values; the message names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let rules: hane_engine::Rules = self.rules.parse().map_err(|e| format!("rules: {e}"))?;
+        let positive =
+            |name: &str, v: usize| if v == 0 { Err(format!("{name}: must be at least 1")) } else { Ok(()) };
+        positive("threads", self.threads)?;
+        positive("games_in_flight", self.games_in_flight)?;
+        positive("batch_size", self.batch_size)?;
+        positive("leaves_per_game", self.leaves_per_game)?;
+        positive("full_visits", self.full_visits as usize)?;
+        positive("fast_visits", self.fast_visits as usize)?;
+        let unit = |name: &str, v: f32| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{name}: must be in 0..=1, got {v}"))
+            }
+        };
+        unit("p_full", self.p_full)?;
+        unit("resign_threshold", self.resign_threshold)?;
+        unit("resign_playthrough", self.resign_playthrough)?;
+        if !(0.0..=100.0).contains(&self.komi_stdev) {
+            return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
+        }
+        let _ = rules;
+        Ok(())
+    }
+
+    /// The parsed rules, with `max_turns` applied.
+    pub fn parsed_rules(&self) -> Result<hane_engine::Rules, String> {
+        let mut r: hane_engine::Rules = self.rules.parse().map_err(|e| format!("rules: {e}"))?;
+        if self.max_turns > 0 {
+            r.cap = hane_engine::rules::MoveCap::Fixed(self.max_turns);
+        }
+        Ok(r)
+    }
+
+    /// The search parameters for this board.
+    pub fn search(&self, size: usize) -> SearchConfig {
+        SearchConfig::for_board(size)
+    }
+
+    /// Playout cap randomisation settings.
+    pub fn cap(&self) -> PlayoutCap {
+        PlayoutCap { full_visits: self.full_visits, fast_visits: self.fast_visits, p_full: self.p_full }
+    }
+
+    /// Move temperature schedule for this board.
+    pub fn temperature(&self, size: usize) -> TemperatureSchedule {
+        TemperatureSchedule::for_board(size)
+    }
+}

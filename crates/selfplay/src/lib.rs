@@ -1,0 +1,20 @@
+//! hane's self-play generator: many games in flight per worker thread, their search leaves
+//! batched into one evaluator call, finished games written as training shards
+//! ([`hane_data::shard`]) and SGF records.
+//!
+//! * [`config`]: the typed configuration (every field documented, TOML in `configs/`).
+//! * [`komi`]: KataGo-style komi randomisation within each rule set's komi domain.
+//! * [`server`]: an inference thread that merges the batches of several workers.
+//! * [`worker`]: the game loop (playout cap randomisation, temperature, resignation).
+//! * [`record`]: turning a finished game into training rows and an SGF.
+//! * [`run`]: the whole job: output folders, resuming, threads, progress counters.
+
+pub mod config;
+pub mod komi;
+pub mod record;
+pub mod run;
+pub mod server;
+pub mod worker;
+
+pub use config::SelfplayConfig;
+pub use run::{run, Progress, RunSummary};

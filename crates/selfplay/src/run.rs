@@ -1,0 +1,233 @@
+//! A whole self-play job: folders, resuming, the inference thread, the workers, counters.
+//!
+//! Output layout under the run directory: `shards/gNNNNNNNN.npz` (the training rows of game
+//! N, if it has any) and `sgf/gNNNNNNNN.sgf`. A game counts as finished once its SGF exists;
+//! both files are written to a temporary name and renamed, the shard first, so a killed run
+//! loses only the games in flight and a rerun plays exactly the unfinished game numbers
+//! again (each game's randomness comes from the run seed and its number).
+
+use crate::config::SelfplayConfig;
+use crate::record::{self, Ending, PendingRow};
+use crate::server::{EvaluatorFactory, Server};
+use crate::worker;
+use hane_data::shard;
+use hane_engine::{Action, Color, GameState, Outcome, Rules};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Live counters, readable from another thread for a progress display.
+#[derive(Default)]
+pub struct Progress {
+    /// Games finished in this process.
+    pub games: AtomicU64,
+    /// Games already finished by an earlier run of the same job.
+    pub resumed: AtomicU64,
+    /// Moves (decisions) played.
+    pub moves: AtomicU64,
+    /// Training rows written.
+    pub rows: AtomicU64,
+    /// Games won by Black, by White, drawn.
+    pub results: [AtomicU64; 3],
+    /// Games ended by resignation.
+    pub resigned: AtomicU64,
+    /// Played-out games in which someone would have resigned.
+    pub would_resign: AtomicU64,
+    /// ... and in which that player won after all (false resignations).
+    pub false_resign: AtomicU64,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunSummary {
+    /// Games finished in this process.
+    pub games: u64,
+    /// Games found finished from an earlier run.
+    pub resumed: u64,
+    /// Decisions played.
+    pub moves: u64,
+    /// Training rows written.
+    pub rows: u64,
+    /// Wall time.
+    pub seconds: f64,
+    /// Positions evaluated by the inference thread.
+    pub evals: u64,
+    /// Seconds the inference thread spent inside the evaluator.
+    pub eval_busy_seconds: f64,
+    /// Black wins, White wins, draws.
+    pub results: [u64; 3],
+    /// Resigned games.
+    pub resigned: u64,
+    /// Played-out games where a player would have resigned / of those, won anyway.
+    pub would_resign: u64,
+    /// False resignations observed in played-out games.
+    pub false_resign: u64,
+    /// Whether the run was stopped before all games were played.
+    pub interrupted: bool,
+}
+
+/// State shared by the workers.
+pub struct Shared {
+    /// The configuration.
+    pub cfg: SelfplayConfig,
+    /// Parsed rules (before komi randomisation).
+    pub rules: Rules,
+    todo: Mutex<VecDeque<u64>>,
+    /// Counters.
+    pub progress: Arc<Progress>,
+    /// Set to stop starting and playing games.
+    pub stop: Arc<AtomicBool>,
+    shards: PathBuf,
+    sgfs: PathBuf,
+    source: String,
+    errors: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    /// The next game number to play, if any.
+    pub fn claim(&self) -> Option<u64> {
+        self.todo.lock().expect("todo lock").pop_front()
+    }
+
+    /// Writes a finished game's shard and SGF and updates the counters.
+    pub fn finish(
+        &self,
+        id: u64,
+        game: &GameState,
+        actions: &[Action],
+        pending: Vec<PendingRow>,
+        end: Ending,
+        would_resign: Option<Color>,
+    ) {
+        let rows = record::rows(game, pending, end);
+        let size = game.geo().size();
+        let rules = game.rules().to_string();
+        let name = format!("g{id:08}");
+        let result = (|| -> Result<(), String> {
+            if !rows.is_empty() {
+                let bytes = shard::encode(&rows, &rules, size, 1, &self.source);
+                shard::write_atomic(&self.shards.join(format!("{name}.npz")), &bytes)
+                    .map_err(|e| e.to_string())?;
+            }
+            let text = record::sgf(*game.rules(), actions, end)?;
+            shard::write_atomic(&self.sgfs.join(format!("{name}.sgf")), text.as_bytes())
+                .map_err(|e| e.to_string())
+        })();
+        if let Err(e) = result {
+            self.errors.lock().expect("errors lock").push(format!("game {id}: {e}"));
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let p = &self.progress;
+        p.games.fetch_add(1, Ordering::Relaxed);
+        p.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        let k = match end.winner {
+            Outcome::Black => 0,
+            Outcome::White => 1,
+            Outcome::Draw => 2,
+        };
+        p.results[k].fetch_add(1, Ordering::Relaxed);
+        if end.resigned.is_some() {
+            p.resigned.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(c) = would_resign {
+            p.would_resign.fetch_add(1, Ordering::Relaxed);
+            if end.winner.value_for(c) > 0.0 {
+                p.false_resign.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Removes temporary files a killed run left behind (never read: readers only take `.npz`
+/// and `.sgf` files).
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()).is_some_and(|x| x.starts_with("tmp")) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Game numbers `0..games` whose SGF is not in `sgf_dir` yet.
+fn unfinished(sgf_dir: &Path, games: u64) -> VecDeque<u64> {
+    (0..games).filter(|id| !sgf_dir.join(format!("g{id:08}.sgf")).exists()).collect()
+}
+
+/// Plays `games` games (minus those an earlier run of the same job finished) into `out`.
+/// `source` names the evaluator in the shards' metadata.
+pub fn run(
+    cfg: &SelfplayConfig,
+    games: u64,
+    out: &Path,
+    factory: EvaluatorFactory,
+    source: &str,
+    progress: Arc<Progress>,
+    stop: Arc<AtomicBool>,
+) -> Result<RunSummary, String> {
+    cfg.validate()?;
+    let rules = cfg.parsed_rules()?;
+    let shards = out.join("shards");
+    let sgfs = out.join("sgf");
+    for d in [&shards, &sgfs] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        remove_stale_temporaries(d);
+    }
+    let todo = unfinished(&sgfs, games);
+    progress.resumed.store(games - todo.len() as u64, Ordering::Relaxed);
+    let shared = Arc::new(Shared {
+        cfg: cfg.clone(),
+        rules,
+        todo: Mutex::new(todo),
+        progress: progress.clone(),
+        stop: stop.clone(),
+        shards,
+        sgfs,
+        source: source.into(),
+        errors: Mutex::new(Vec::new()),
+    });
+    let start = Instant::now();
+    let server = Server::start(factory, cfg.batch_size);
+    let handles: Vec<_> = (0..cfg.threads)
+        .map(|i| {
+            let shared = shared.clone();
+            let mut ev = server.handle();
+            std::thread::Builder::new()
+                .name(format!("hane-selfplay-{i}"))
+                .spawn(move || worker::work(&shared, &mut ev))
+                .expect("spawn worker")
+        })
+        .collect();
+    let mut panicked = false;
+    for h in handles {
+        panicked |= h.join().is_err();
+    }
+    let stats = server.stats.clone();
+    drop(server);
+    if panicked {
+        return Err("a self-play worker panicked".into());
+    }
+    if let Some(e) = shared.errors.lock().expect("errors lock").first() {
+        return Err(e.clone());
+    }
+    let p = &progress;
+    let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    Ok(RunSummary {
+        games: get(&p.games),
+        resumed: get(&p.resumed),
+        moves: get(&p.moves),
+        rows: get(&p.rows),
+        seconds: start.elapsed().as_secs_f64(),
+        evals: get(&stats.evals),
+        eval_busy_seconds: get(&stats.busy_ns) as f64 / 1e9,
+        results: [get(&p.results[0]), get(&p.results[1]), get(&p.results[2])],
+        resigned: get(&p.resigned),
+        would_resign: get(&p.would_resign),
+        false_resign: get(&p.false_resign),
+        interrupted: stop.load(Ordering::Relaxed) || !shared.todo.lock().expect("todo lock").is_empty(),
+    })
+}

@@ -1,0 +1,171 @@
+//! The game loop of one worker thread: it keeps `games_in_flight` games going, gathers a few
+//! leaves from each game's search, evaluates all of them in one call, and moves every game
+//! whose search reached its visit budget.
+//!
+//! Per turn the budget comes from playout cap randomisation: a full search (recorded as a
+//! training row, root noise on) with probability `p_full`, else a fast one (not recorded,
+//! no noise). Moves are sampled with the temperature schedule. A player whose probability
+//! of not losing (win or draw) stays under the threshold resigns, except in a fraction of games that are
+//! played out to count how often resigning would have been wrong.
+
+use crate::komi;
+use crate::record::{self, Ending, PendingRow};
+use crate::run::Shared;
+use hane_engine::rng::Rng;
+use hane_engine::{Action, Color, Game, GameState, Phase};
+use hane_mcts::{temperature, EvalRequest, Evaluator, Gather, LeafId, Search};
+use std::sync::atomic::Ordering;
+
+/// One game in progress.
+struct Slot {
+    id: u64,
+    game: GameState,
+    search: Search<GameState>,
+    rng: Rng,
+    target: u32,
+    full: bool,
+    actions: Vec<Action>,
+    recent: Vec<Action>,
+    rows: Vec<PendingRow>,
+    low: [u32; 2],
+    playthrough: bool,
+    would_resign: Option<Color>,
+}
+
+impl Slot {
+    fn new(shared: &Shared, id: u64) -> Slot {
+        let mut rng = Rng::new(shared.cfg.seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rules = shared.rules;
+        rules.komi = komi::randomise(&rules, shared.cfg.komi_stdev, &mut rng);
+        let game = GameState::new(rules);
+        let size = game.geo().size();
+        let search = Search::new(game.clone(), shared.cfg.search(size), rng.next_u64());
+        let playthrough = rng.unit() < f64::from(shared.cfg.resign_playthrough);
+        let mut s = Slot {
+            id,
+            game,
+            search,
+            rng,
+            target: 0,
+            full: false,
+            actions: Vec::new(),
+            recent: Vec::new(),
+            rows: Vec::new(),
+            low: [0; 2],
+            playthrough,
+            would_resign: None,
+        };
+        s.new_budget(shared);
+        s
+    }
+
+    fn new_budget(&mut self, shared: &Shared) {
+        let (visits, full) = shared.cfg.cap().choose(&mut self.rng);
+        self.full = full;
+        self.target = visits;
+        self.search.set_noise(full);
+    }
+
+    /// Plays the searched move; returns the ending when the game is over.
+    fn move_now(&mut self, shared: &Shared) -> Option<Ending> {
+        let g = &self.game;
+        if self.full {
+            self.rows.push(record::pending_row(g, &self.recent, &self.search.policy_target()));
+        }
+        let mover = g.to_move();
+        if g.phase() == Phase::Start {
+            // Clearly lost: at most `resign_threshold` of the outcomes are not a loss.
+            let not_lost = 1.0 - self.search.root_value().wdl[2];
+            let low = &mut self.low[mover.index()];
+            *low = if not_lost < shared.cfg.resign_threshold { *low + 1 } else { 0 };
+            if *low >= shared.cfg.resign_turns && shared.cfg.resign_turns > 0 {
+                if !self.playthrough {
+                    let score = self.search.root_value().score;
+                    let margin_black = if mover == Color::Black { score } else { -score };
+                    let winner = match mover {
+                        Color::Black => hane_engine::Outcome::White,
+                        Color::White => hane_engine::Outcome::Black,
+                    };
+                    return Some(Ending { winner, margin_black, resigned: Some(mover) });
+                }
+                self.would_resign.get_or_insert(mover);
+            }
+        }
+        let t = temperature(self.game.turns(), shared.cfg.temperature(self.game.geo().size()));
+        let a = self.search.select_action(t);
+        if let Err(e) = self.game.play(a) {
+            panic!("search chose an illegal action {a:?}: {e}");
+        }
+        self.actions.push(a);
+        if let Action::Place(_) = a {
+            self.recent.push(a);
+        }
+        shared.progress.moves.fetch_add(1, Ordering::Relaxed);
+        if self.game.is_over() {
+            return Some(Ending::scored(&self.game));
+        }
+        self.search.advance(a);
+        self.new_budget(shared);
+        None
+    }
+}
+
+/// Runs games until there are none left to start (or a stop is requested) and all of this
+/// worker's games are finished.
+pub fn work(shared: &Shared, ev: &mut dyn Evaluator<GameState>) {
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut requests: Vec<EvalRequest<GameState>> = Vec::new();
+    let mut owners: Vec<(usize, LeafId)> = Vec::new();
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        while slots.len() < shared.cfg.games_in_flight {
+            match shared.claim() {
+                Some(id) => slots.push(Slot::new(shared, id)),
+                None => break,
+            }
+        }
+        if slots.is_empty() {
+            return;
+        }
+        requests.clear();
+        owners.clear();
+        for (i, s) in slots.iter_mut().enumerate() {
+            for _ in 0..shared.cfg.leaves_per_game {
+                if s.search.root_visits() + s.search.pending() >= s.target {
+                    break;
+                }
+                match s.search.gather() {
+                    Gather::Leaf(id, req) => {
+                        owners.push((i, id));
+                        requests.push(req);
+                    }
+                    Gather::Terminal => {}
+                    Gather::Busy => break,
+                }
+            }
+        }
+        if !requests.is_empty() {
+            let evals = ev.evaluate(&requests);
+            for (&(i, id), e) in owners.iter().zip(&evals) {
+                slots[i].search.apply(id, e);
+            }
+        }
+        let mut i = 0;
+        while i < slots.len() {
+            let s = &mut slots[i];
+            if s.search.root_visits() < s.target || s.search.pending() > 0 {
+                i += 1;
+                continue;
+            }
+            match s.move_now(shared) {
+                None => i += 1,
+                Some(end) => {
+                    let s = slots.swap_remove(i);
+                    shared.finish(s.id, &s.game, &s.actions, s.rows, end, s.would_resign);
+                }
+            }
+        }
+    }
+}

@@ -6,6 +6,7 @@
 
 mod bench;
 mod config;
+mod gtp;
 mod notation;
 mod perft_cmd;
 mod replay;
@@ -30,6 +31,8 @@ enum Command {
     Perft(perft_cmd::Args),
     /// Generate self-play games into training shards and SGFs.
     Selfplay(selfplay_cmd::Args),
+    /// Run a GTP engine on stdin/stdout (for GUIs and match runners).
+    Gtp(gtp::Args),
     /// Benchmarks.
     Bench(bench::Args),
 }
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),
         Command::Selfplay(a) => selfplay_cmd::run_cmd(a),
+        Command::Gtp(a) => gtp::run(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

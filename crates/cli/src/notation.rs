@@ -86,3 +86,17 @@ pub fn legal_turns(g: &GameState) -> Vec<String> {
     }
     out
 }
+
+/// The notation of a turn made of `actions` from position `g` (`D4`, `pass`, `E5>F6+D4`).
+pub fn turn_name(g: &GameState, actions: &[Action]) -> String {
+    let geo = g.geo();
+    match actions {
+        [Action::Pass] => "pass".into(),
+        [Action::Place(p)] | [Action::NoSlide, Action::Place(p)] => geo.name(*p),
+        [Action::Slide(f, d), Action::Place(q)] => match geo.step(*f, *d) {
+            Some(t) => format!("{}>{}+{}", geo.name(*f), geo.name(t), geo.name(*q)),
+            None => "pass".into(),
+        },
+        _ => actions.iter().map(|a| a.name(geo)).collect::<Vec<_>>().join("+"),
+    }
+}

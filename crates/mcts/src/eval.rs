@@ -36,6 +36,13 @@ pub trait Evaluator<G: Game> {
     fn evaluate(&mut self, batch: &[EvalRequest<G>]) -> Vec<Evaluation>;
 }
 
+/// A boxed evaluator (for example one chosen at run time) is an evaluator too.
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
+    fn evaluate(&mut self, batch: &[EvalRequest<G>]) -> Vec<Evaluation> {
+        (**self).evaluate(batch)
+    }
+}
+
 /// A uniform policy, an even value (`wdl = [0, 1, 0]`, as in "nobody knows") and score 0:
 /// the search then runs on exact terminal values alone. For tests, smoke runs and as the
 /// untrained baseline.

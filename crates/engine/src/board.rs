@@ -301,21 +301,26 @@ impl Board {
     fn merge(&mut self, a: u16, b: u16) -> u16 {
         let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] { (a, b) } else { (b, a) };
         let col = self.cells[big as usize];
-        let mut seen = PointSet::default();
+        let new_lib = |e: Point| {
+            self.at(e) == EMPTY && !self.adj(e).iter().any(|&q| self.at(q) == col && self.head[q.idx()] == big)
+        };
         let mut extra = 0;
-        let mut s = small;
-        loop {
-            for e in self.adj(Point(s)) {
-                if self.at(e) == EMPTY
-                    && seen.insert(e)
-                    && !self.adj(e).iter().any(|&q| self.at(q) == col && self.head[q.idx()] == big)
-                {
-                    extra += 1;
+        if self.stones[small as usize] == 1 {
+            // The common case, a lone stone joining: its neighbours are distinct points.
+            extra = self.adj(Point(small)).into_iter().filter(|&e| new_lib(e)).count() as u16;
+        } else {
+            let mut seen = PointSet::default();
+            let mut s = small;
+            loop {
+                for e in self.adj(Point(s)) {
+                    if self.at(e) == EMPTY && seen.insert(e) && new_lib(e) {
+                        extra += 1;
+                    }
                 }
-            }
-            s = self.next[s as usize];
-            if s == small {
-                break;
+                s = self.next[s as usize];
+                if s == small {
+                    break;
+                }
             }
         }
         let mut s = small;

@@ -35,6 +35,18 @@ enum What {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Training samples/s against a bare forward+backward loop of the same net and batch.
+    Train {
+        /// Config file with a [train] table (default: the built-in defaults).
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// Shard folder (default: generated random-game shards).
+        #[arg(long)]
+        data: Option<std::path::PathBuf>,
+        /// Timed steps per measurement.
+        #[arg(long, default_value_t = 10)]
+        steps: u64,
+    },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
     Selfplay {
@@ -62,6 +74,17 @@ enum What {
 pub fn run(a: Args) -> Result<(), Failure> {
     match a.what {
         What::Playouts { rules, size, seconds, seed } => playouts(rules, size, seconds, seed),
+        What::Train { config, data, steps } => {
+            let cfg = match config {
+                Some(p) => crate::config::load(&p)?.train,
+                None => hane_train::TrainConfig::default(),
+            };
+            let report =
+                hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::train_cmd::print_progress)
+                    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+            println!("{report}");
+            Ok(())
+        }
         What::Selfplay { rules, size, games, in_flight, evaluator, batch } => {
             selfplay(rules, size, games, in_flight, &evaluator, batch)
         }

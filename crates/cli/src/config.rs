@@ -1,4 +1,4 @@
-//! Config files: TOML with one table per job (`[selfplay]`, later `[train]`, `[loop]`).
+//! Config files: TOML with one table per job (`[selfplay]`, `[train]`).
 //! Every key is optional and has a default; an unknown key or a bad value is an error that
 //! names the file, the key and what is allowed.
 
@@ -13,6 +13,8 @@ use std::path::Path;
 pub struct ConfigFile {
     /// Self-play settings.
     pub selfplay: SelfplayConfig,
+    /// Trainer settings.
+    pub train: hane_train::TrainConfig,
 }
 
 /// Reads and validates a config file.
@@ -26,6 +28,7 @@ pub fn load(path: &Path) -> Result<ConfigFile, Failure> {
 pub fn parse(text: &str) -> Result<ConfigFile, String> {
     let cfg: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
     cfg.selfplay.validate().map_err(|e| format!("[selfplay] {e}"))?;
+    cfg.train.validate().map_err(|e| format!("[train] {e}"))?;
     Ok(cfg)
 }
 

@@ -11,6 +11,7 @@ mod notation;
 mod perft_cmd;
 mod replay;
 mod selfplay_cmd;
+mod train_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ enum Command {
     Perft(perft_cmd::Args),
     /// Generate self-play games into training shards and SGFs.
     Selfplay(selfplay_cmd::Args),
+    /// Train a net on self-play shards.
+    Train(train_cmd::Args),
     /// Run a GTP engine on stdin/stdout (for GUIs and match runners).
     Gtp(gtp::Args),
     /// Benchmarks.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),
         Command::Selfplay(a) => selfplay_cmd::run_cmd(a),
+        Command::Train(a) => train_cmd::run(a),
         Command::Gtp(a) => gtp::run(a),
         Command::Bench(a) => bench::run(a),
     };

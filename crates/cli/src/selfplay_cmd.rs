@@ -25,9 +25,25 @@ pub struct Args {
     /// Output folder (shards/ and sgf/ are created inside).
     #[arg(long)]
     out: PathBuf,
-    /// Evaluator without a network: uniform or rollout.
+    /// Evaluator without a network: uniform or rollout (ignored with --model).
     #[arg(long, default_value = "uniform")]
     evaluator: String,
+    /// A checkpoint (.safetensors from `hane train`) to evaluate positions with.
+    #[arg(long)]
+    model: Option<PathBuf>,
+}
+
+/// An evaluator factory for a checkpoint; the net is loaded on the inference thread. A
+/// checkpoint that does not load, or belongs to other rules, is reported before any game.
+pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Result<EvaluatorFactory, Failure> {
+    hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
+        .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?;
+    let path = path.to_path_buf();
+    Ok(Box::new(move || {
+        Box::new(
+            hane_nn::NetEvaluator::load(&path, &rules, "auto", 1).expect("checkpoint loaded a moment ago"),
+        )
+    }))
 }
 
 /// The evaluator named on the command line.
@@ -41,7 +57,10 @@ pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.selfplay;
-    let fac = factory(&a.evaluator, cfg.seed)?;
+    let (fac, source) = match &a.model {
+        Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
+        None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
+    };
     let progress = Arc::new(Progress::default());
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
@@ -69,7 +88,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
             std::thread::sleep(Duration::from_millis(250));
         }
     });
-    let result = run(&cfg, a.games, &a.out, fac, &a.evaluator, progress, stop);
+    let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop);
     done.store(true, Ordering::Relaxed);
     let _ = ticker.join();
     bar.finish_and_clear();

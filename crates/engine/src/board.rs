@@ -302,7 +302,8 @@ impl Board {
         let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] { (a, b) } else { (b, a) };
         let col = self.cells[big as usize];
         let new_lib = |e: Point| {
-            self.at(e) == EMPTY && !self.adj(e).iter().any(|&q| self.at(q) == col && self.head[q.idx()] == big)
+            self.at(e) == EMPTY
+                && !self.adj(e).iter().any(|&q| self.at(q) == col && self.head[q.idx()] == big)
         };
         let mut extra = 0;
         if self.stones[small as usize] == 1 {

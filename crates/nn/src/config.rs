@@ -1,0 +1,165 @@
+//! What a network looks like: its [`NetShape`] (depth and widths, chosen by the user) and the
+//! game it is built for ([`NetConfig`]: board size, action space, input sizes, taken from the
+//! rule set and the feature encoder). Both are stored in every checkpoint.
+
+use crate::NnError;
+use hane_data::features::{GLOBALS, PLANES};
+use hane_engine::{Action, Game, GameState, Rules};
+use serde::{Deserialize, Serialize};
+
+/// Limits that keep a damaged or hostile checkpoint from asking for an absurd allocation
+/// before its tensors are even looked at.
+const MAX_BLOCKS: usize = 64;
+const MAX_CHANNELS: usize = 512;
+
+/// Depth and widths of the network. The defaults are KataGo's smallest net (b6c96, paper
+/// Table 5): 6 blocks of 96 channels, 32 pooled channels, policy head 32, value head 48.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetShape {
+    /// Residual blocks in the trunk.
+    pub blocks: usize,
+    /// Channels of the trunk.
+    pub channels: usize,
+    /// Channels that a global pooling block pools into per-channel biases (KataGo's c_pool).
+    pub pool_channels: usize,
+    /// Channels of the policy head (KataGo's c_head).
+    pub head_channels: usize,
+    /// Channels of the value head (KataGo's c_val).
+    pub value_channels: usize,
+    /// Every `pool_every`-th block (the 3rd, 6th, ... for 3) is a global pooling block;
+    /// 0 for none.
+    pub pool_every: usize,
+}
+
+impl Default for NetShape {
+    fn default() -> NetShape {
+        NetShape {
+            blocks: 6,
+            channels: 96,
+            pool_channels: 32,
+            head_channels: 32,
+            value_channels: 48,
+            pool_every: 3,
+        }
+    }
+}
+
+impl NetShape {
+    /// Whether trunk block `i` (0-based) is a global pooling block.
+    pub fn is_pool_block(&self, i: usize) -> bool {
+        self.pool_every > 0 && i % self.pool_every == self.pool_every - 1
+    }
+
+    /// A short name in KataGo's style, e.g. `b6c96`.
+    pub fn name(&self) -> String {
+        format!("b{}c{}", self.blocks, self.channels)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let widths = [self.channels, self.pool_channels, self.head_channels, self.value_channels];
+        if self.blocks > MAX_BLOCKS || widths.iter().any(|&w| w == 0 || w > MAX_CHANNELS) {
+            return Err(format!(
+                "net shape {self:?} out of range (blocks <= {MAX_BLOCKS}, widths 1..={MAX_CHANNELS})"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Everything needed to build a network: the game's sizes plus its [`NetShape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Board side.
+    pub board_size: usize,
+    /// Length of the policy: `S*S + 1` for Go and Loose, [`Action::space`] for Sligo.
+    pub action_space: usize,
+    /// Input feature planes ([`PLANES`]).
+    pub planes: usize,
+    /// Global input features ([`GLOBALS`]).
+    pub globals: usize,
+    /// Depth and widths.
+    pub shape: NetShape,
+}
+
+impl NetConfig {
+    /// The configuration for games under `rules` with the current feature encoder.
+    pub fn new(rules: &Rules, shape: NetShape) -> NetConfig {
+        NetConfig {
+            board_size: usize::from(rules.size),
+            action_space: GameState::new(*rules).action_space(),
+            planes: PLANES,
+            globals: GLOBALS,
+            shape,
+        }
+    }
+
+    /// Checks that the sizes are consistent and within limits.
+    pub fn validate(&self) -> Result<(), NnError> {
+        let n = self.board_size;
+        if !(2..=19).contains(&n) {
+            return Err(NnError::Config(format!("board size {n} is not in 2..=19")));
+        }
+        if self.action_space != n * n + 1 && self.action_space != Action::space(n) {
+            return Err(NnError::Config(format!(
+                "action space {} fits no rule set on {n}x{n} ({} or {})",
+                self.action_space,
+                n * n + 1,
+                Action::space(n)
+            )));
+        }
+        if self.planes == 0 || self.planes > 256 || self.globals > 256 {
+            return Err(NnError::Config(format!(
+                "input sizes {} planes, {} globals",
+                self.planes, self.globals
+            )));
+        }
+        self.shape.validate().map_err(NnError::Config)
+    }
+
+    /// Whether the action space has Sligo's no-slide and slide actions.
+    pub fn has_slides(&self) -> bool {
+        self.action_space == Action::space(self.board_size)
+    }
+
+    /// Points per unit of the score head's output: scores are learned divided by the board
+    /// side, so their targets are of order 1 on every board size.
+    pub fn score_scale(&self) -> f64 {
+        self.board_size as f64
+    }
+}
+
+/// Whether two rule sets describe the same game for a network: equal in everything but komi
+/// (an input feature) and the turn cap (seen through the turn-fraction feature).
+pub fn same_game(a: &Rules, b: &Rules) -> bool {
+    (a.variant, a.size, a.scoring, a.ko, a.suicide, a.dead)
+        == (b.variant, b.size, b.scoring, b.ko, b.suicide, b.dead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configs_follow_the_rule_set() {
+        let go: Rules = "ttakji,size=7".parse().unwrap();
+        let c = NetConfig::new(&go, NetShape::default());
+        assert_eq!((c.board_size, c.action_space, c.has_slides()), (7, 50, false));
+        c.validate().unwrap();
+        let sligo: Rules = "sligo,size=5".parse().unwrap();
+        let c = NetConfig::new(&sligo, NetShape::default());
+        assert_eq!((c.action_space, c.has_slides()), (Action::space(5), true));
+        let bad = NetConfig { action_space: 30, ..c };
+        assert!(bad.validate().is_err());
+        let huge = NetConfig { shape: NetShape { channels: 100_000, ..c.shape }, ..c };
+        assert!(huge.validate().is_err());
+        let komi: Rules = "ttakji,size=7,komi=5.5".parse().unwrap();
+        assert!(same_game(&go, &komi));
+        assert!(!same_game(&go, &"ttakji".parse().unwrap()));
+        assert!(!same_game(&go, &"chinese,size=7".parse().unwrap()));
+        let s = NetShape::default();
+        let pools: Vec<usize> = (0..s.blocks).filter(|&i| s.is_pool_block(i)).collect();
+        assert_eq!(pools, [2, 5]);
+    }
+}

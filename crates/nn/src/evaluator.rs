@@ -1,0 +1,175 @@
+//! The network as the search's [`Evaluator`]: one forward pass per batch of requests.
+//!
+//! Each call encodes the positions with [`hane_data::features::encode`], runs the net in
+//! inference mode (running batch-norm statistics) with gradients off on the calling thread
+//! (libtorch's grad mode is thread-local, so the guard is taken inside every call), and
+//! turns the outputs into the search's view: a softmax over the *legal* actions only, the
+//! win/draw/loss probabilities and the score in points, all for the side to move.
+//!
+//! tch tensors are `Send` but not `Sync`, so an evaluator is owned by one inference thread;
+//! run several evaluators (each with its own network) for several threads. Set libtorch's
+//! thread count once at start-up with [`crate::init_threads`].
+
+use crate::model::{input_tensors, Network};
+use crate::NnError;
+use hane_data::features::encode;
+use hane_engine::{Game, GameState, Rules};
+use hane_mcts::{EvalRequest, Evaluation, Evaluator};
+use std::path::Path;
+use tch::{Device, Kind, Tensor};
+
+/// A [`Network`] answering batches of search requests.
+#[derive(Debug)]
+pub struct NetEvaluator {
+    net: Network,
+    planes: Vec<u8>,
+    globals: Vec<f32>,
+}
+
+fn to_vec(t: &Tensor) -> Vec<f32> {
+    Vec::<f32>::try_from(t.to_device(Device::Cpu).to_kind(Kind::Float).flatten(0, -1))
+        .expect("float tensor converts")
+}
+
+/// Softmax of `logits` at `indices`, in that order.
+fn softmax_at(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> {
+    let picked: Vec<f32> = indices.map(|i| logits[i]).collect();
+    let max = picked.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = picked.iter().map(|&x| (x - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.into_iter().map(|e| e / sum).collect()
+}
+
+impl NetEvaluator {
+    /// Wraps a network (on any device).
+    pub fn new(net: Network) -> NetEvaluator {
+        NetEvaluator { net, planes: Vec::new(), globals: Vec::new() }
+    }
+
+    /// Loads the checkpoint at `path` for `rules` on `device` (see [`crate::device`]), after
+    /// setting libtorch's threads ([`crate::init_threads`]; only the first call in a process
+    /// sets them). Call it on the inference thread that will own the evaluator.
+    pub fn load(path: &Path, rules: &Rules, device: &str, threads: usize) -> Result<NetEvaluator, NnError> {
+        crate::init_threads(threads);
+        let device = crate::device(device)?;
+        Ok(NetEvaluator::new(Network::load(path, rules, device)?))
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+}
+
+impl Evaluator<GameState> for NetEvaluator {
+    /// Evaluates the batch in one forward pass.
+    ///
+    /// # Panics
+    /// If a position's board size or action space differs from the network's: the caller
+    /// loads the net for its rule set ([`Network::load`]) and must not mix games.
+    fn evaluate(&mut self, batch: &[EvalRequest<GameState>]) -> Vec<Evaluation> {
+        if batch.is_empty() {
+            return Vec::new();
+        }
+        let cfg = *self.net.config();
+        self.planes.clear();
+        self.globals.clear();
+        for r in batch {
+            assert!(
+                r.state.geo().size() == cfg.board_size && r.state.action_space() == cfg.action_space,
+                "a {}x{} net with {} actions cannot evaluate {}",
+                cfg.board_size,
+                cfg.board_size,
+                cfg.action_space,
+                r.state.rules()
+            );
+            let (p, g) = encode(&r.state, &[]);
+            self.planes.extend_from_slice(&p);
+            self.globals.extend_from_slice(&g);
+        }
+        let n = batch.len();
+        let (policy, wdl, score) = tch::no_grad(|| {
+            let (planes, globals) = input_tensors(&cfg, &self.planes, &self.globals, n, self.net.device());
+            let out = self.net.forward_t(&planes, &globals, false);
+            (to_vec(&out.policy), to_vec(&out.wdl.softmax(1, Kind::Float)), to_vec(&out.score_mean))
+        });
+        let m = cfg.action_space;
+        let scale = cfg.score_scale() as f32;
+        batch
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let logits = &policy[k * m..(k + 1) * m];
+                Evaluation {
+                    policy: softmax_at(logits, r.legal.iter().map(|&a| r.state.action_index(a))),
+                    wdl: [wdl[3 * k], wdl[3 * k + 1], wdl[3 * k + 2]],
+                    score: score[k] * scale,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{NetConfig, NetShape};
+    use hane_engine::Action;
+
+    #[test]
+    fn evaluations_cover_exactly_the_legal_actions() {
+        for rules in ["ttakji,size=5", "sligo,size=5", "loose,size=5"] {
+            let rules: Rules = rules.parse().unwrap();
+            let shape = NetShape {
+                blocks: 1,
+                channels: 8,
+                pool_channels: 4,
+                head_channels: 4,
+                value_channels: 4,
+                pool_every: 1,
+            };
+            let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
+            let path =
+                std::env::temp_dir().join(format!("hane-nn-eval-{}-{rules}.safetensors", std::process::id()));
+            net.save(&path, &rules).unwrap();
+            let mut ev = NetEvaluator::load(&path, &rules, "cpu", 0).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            let mut states = vec![GameState::new(rules)];
+            let mut g = GameState::new(rules);
+            let mut legal = Vec::new();
+            g.legal_actions(&mut legal);
+            g.play(legal[legal.len() / 2]).unwrap();
+            states.push(g);
+            let batch: Vec<EvalRequest<GameState>> = states
+                .into_iter()
+                .map(|state| {
+                    let mut legal: Vec<Action> = Vec::new();
+                    state.legal_actions(&mut legal);
+                    EvalRequest { state, legal }
+                })
+                .collect();
+            let evals = ev.evaluate(&batch);
+            assert_eq!(evals.len(), 2);
+            for (e, r) in evals.iter().zip(&batch) {
+                assert_eq!(e.policy.len(), r.legal.len());
+                assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(e.policy.iter().all(|p| p.is_finite() && *p >= 0.0));
+                assert!((e.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(e.score.is_finite());
+            }
+            assert!(ev.evaluate(&[]).is_empty());
+        }
+    }
+
+    #[test]
+    fn an_evaluator_can_move_to_its_inference_thread() {
+        fn send<T: Send>() {}
+        send::<NetEvaluator>();
+    }
+
+    #[test]
+    fn softmax_over_a_subset() {
+        let p = softmax_at(&[0.0, 100.0, (2.0f32).ln(), 0.0], [0usize, 2, 3].into_iter());
+        assert!((p[0] - 0.25).abs() < 1e-6 && (p[1] - 0.5).abs() < 1e-6 && (p[2] - 0.25).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,120 @@
+//! hane's policy/value network on libtorch, through the `tch` crate. This is the only crate
+//! that depends on `tch`; the trainer reaches libtorch through the re-export [`tch`], and
+//! everything below `nn` in the workspace builds and tests without libtorch.
+//!
+//! * [`config`]: [`NetShape`] (depth, widths) and [`NetConfig`] (plus the game's sizes).
+//! * [`model`]: the [`Network`] — a residual trunk with KataGo-style global pooling and
+//!   policy, value, score and ownership heads.
+//! * [`loss`]: each head's loss and the logged metrics.
+//! * [`checkpoint`]: `.safetensors` files with metadata, checked before use.
+//! * [`evaluator`]: [`NetEvaluator`], the network as the search's batched `Evaluator`.
+//!
+//! Process-wide settings live here: [`init_threads`] (libtorch's intra-op threads, set
+//! once) and [`device`] (CPU, or CUDA when present).
+
+pub mod checkpoint;
+pub mod config;
+pub mod evaluator;
+pub mod loss;
+pub mod model;
+
+pub use checkpoint::{Checkpoint, ModelMeta};
+pub use config::{same_game, NetConfig, NetShape};
+pub use evaluator::NetEvaluator;
+pub use loss::{LossWeights, Losses, Targets};
+pub use model::{Network, Outputs};
+pub use tch;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use tch::Device;
+
+/// Why a network could not be built, loaded or saved.
+#[derive(Debug)]
+pub enum NnError {
+    /// A file could not be read or written.
+    Io(PathBuf, std::io::Error),
+    /// A file is not a valid hane checkpoint (damaged, truncated, foreign).
+    Corrupt(PathBuf, String),
+    /// A valid checkpoint that does not fit: another rule set, board size, encoder version.
+    Mismatch(String),
+    /// An impossible or out-of-range network configuration.
+    Config(String),
+    /// libtorch reported an error.
+    Torch(tch::TchError),
+}
+
+impl fmt::Display for NnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NnError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            NnError::Corrupt(p, m) => write!(f, "{}: not a valid checkpoint: {m}", p.display()),
+            NnError::Mismatch(m) => f.write_str(m),
+            NnError::Config(m) => write!(f, "network configuration: {m}"),
+            NnError::Torch(e) => write!(f, "libtorch: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NnError {}
+
+impl From<tch::TchError> for NnError {
+    fn from(e: tch::TchError) -> NnError {
+        NnError::Torch(e)
+    }
+}
+
+static THREADS: OnceLock<usize> = OnceLock::new();
+
+/// Sets libtorch's intra-op thread count for the whole process, once: the first call wins
+/// (0 keeps libtorch's default, one per core) and every call returns the count in force.
+/// Call it at start-up, before any thread touches libtorch: threads that already ran an
+/// operation keep the count they started with.
+pub fn init_threads(n: usize) -> usize {
+    *THREADS.get_or_init(|| {
+        if n > 0 {
+            tch::set_num_threads(i32::try_from(n).unwrap_or(i32::MAX));
+        }
+        tch::get_num_threads().max(1) as usize
+    })
+}
+
+/// The device named `name`: `auto` (CUDA when available, else CPU), `cpu`, `cuda` or
+/// `cuda:N`. Asking for CUDA without a usable GPU is an error. On CUDA, cuDNN may pick the
+/// fastest convolution algorithms for the (fixed) batch shapes.
+pub fn device(name: &str) -> Result<Device, NnError> {
+    let cuda = |i: usize| {
+        if tch::Cuda::is_available() && i < tch::Cuda::device_count() as usize {
+            tch::Cuda::cudnn_set_benchmark(true);
+            Ok(Device::Cuda(i))
+        } else {
+            Err(NnError::Config(format!("device {name}: no such CUDA device")))
+        }
+    };
+    match name {
+        "auto" if tch::Cuda::is_available() => cuda(0),
+        "auto" | "cpu" => Ok(Device::Cpu),
+        "cuda" => cuda(0),
+        _ => match name.strip_prefix("cuda:").and_then(|i| i.parse().ok()) {
+            Some(i) => cuda(i),
+            None => Err(NnError::Config(format!("unknown device {name:?} (auto, cpu, cuda, cuda:N)"))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_parse() {
+        assert_eq!(device("cpu").unwrap(), Device::Cpu);
+        assert!(device("auto").is_ok());
+        assert!(device("tpu").is_err());
+        if !tch::Cuda::is_available() {
+            assert!(device("cuda:0").is_err());
+        }
+        assert_eq!(init_threads(0), init_threads(7), "the first call wins");
+    }
+}

@@ -1,0 +1,251 @@
+//! The trainer's configuration: a typed struct with a default and a doc comment per field,
+//! read by the CLI from the `[train]` table of a TOML config file. Missing keys take their
+//! defaults; unknown keys are errors.
+
+use hane_engine::Rules;
+use hane_nn::{LossWeights, NetShape};
+use serde::{Deserialize, Serialize};
+
+/// Which optimiser updates the weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// Stochastic gradient descent with momentum, as KataGo trains; `weight_decay` is an L2
+    /// term added to the gradient.
+    Sgd,
+    /// Adam with decoupled weight decay (Loshchilov & Hutter): each step shrinks the weights
+    /// by `lr * weight_decay`.
+    AdamW,
+}
+
+/// How the learning rate changes over the run (after warm-up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `lr` throughout.
+    Constant,
+    /// Cosine decay from `lr` at the end of warm-up to `lr * lr_final_fraction` at `steps`.
+    Cosine,
+    /// `lr` multiplied by `lr_gamma` at each step in `lr_milestones`.
+    Step,
+}
+
+/// Every setting of a training run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Rule set of the data and the net, e.g. `ttakji` or `sligo,size=7`. Shards of the same
+    /// game with another komi or turn cap are accepted; anything else is refused.
+    pub rules: String,
+    /// Shape of a new network. A resumed run must use the checkpoint's shape.
+    pub net: NetShape,
+    /// Training steps to reach, counted over all runs into the same output folder: a run
+    /// resumed from step 3000 with `steps = 5000` trains 2000 more.
+    pub steps: u64,
+    /// Rows per step.
+    pub batch_size: usize,
+    /// `sgd` or `adamw`.
+    pub optimizer: OptimizerKind,
+    /// Peak learning rate per step (after warm-up).
+    pub lr: f64,
+    /// Steps of linear warm-up from `lr / warmup_steps` to `lr`.
+    pub warmup_steps: u64,
+    /// `constant`, `cosine` or `step`.
+    pub lr_schedule: LrSchedule,
+    /// `step` schedule: the steps at which the rate is multiplied by `lr_gamma`.
+    pub lr_milestones: Vec<u64>,
+    /// `step` schedule: the factor at each milestone.
+    pub lr_gamma: f64,
+    /// `cosine` schedule: the final rate as a fraction of `lr`.
+    pub lr_final_fraction: f64,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// AdamW's decay rates of the first and second moment estimates.
+    pub adam_betas: [f64; 2],
+    /// AdamW's denominator offset.
+    pub adam_eps: f64,
+    /// Weight decay of convolution and linear weights (not biases or batch-norm scales); see
+    /// [`OptimizerKind`] for its meaning per optimiser.
+    pub weight_decay: f64,
+    /// Largest global gradient norm; larger gradients are scaled down to it. 0: no clipping.
+    pub grad_clip: f64,
+    /// Weight of each head's loss.
+    pub loss_weights: LossWeights,
+    /// The data window, KataGo's `c`: while there are fewer rows than this, all are used.
+    pub window_min_rows: usize,
+    /// The data window's growth exponent (KataGo's α).
+    pub window_exponent: f64,
+    /// The data window's growth rate (KataGo's β): with `N` rows in all, the newest
+    /// `c·(1 + β·((N/c)^α − 1)/α)` are used.
+    pub window_growth: f64,
+    /// Rows held in the shuffle buffer: batches are drawn at random from it, and it is
+    /// refilled with whole shards drawn at random from the window.
+    pub shuffle_rows: usize,
+    /// Apply a random board symmetry to each row.
+    pub augment: bool,
+    /// Seconds between scans of the data folder for new shards.
+    pub rescan_secs: f64,
+    /// Write a checkpoint every this many steps (and at the end of the run).
+    pub checkpoint_every: u64,
+    /// Checkpoints to keep; older ones are deleted.
+    pub keep_checkpoints: usize,
+    /// Log scalars every this many steps.
+    pub log_every: u64,
+    /// Log weight histograms every this many steps (0: never).
+    pub histogram_every: u64,
+    /// Seed of the initial weights, the shuffling and the symmetries.
+    pub seed: u64,
+    /// libtorch intra-op threads (0: one per core).
+    pub threads: usize,
+    /// `auto` (CUDA when present), `cpu`, `cuda` or `cuda:N`.
+    pub device: String,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            rules: "ttakji".into(),
+            net: NetShape::default(),
+            steps: 10_000,
+            batch_size: 256,
+            optimizer: OptimizerKind::Sgd,
+            lr: 0.02,
+            warmup_steps: 200,
+            lr_schedule: LrSchedule::Constant,
+            lr_milestones: Vec::new(),
+            lr_gamma: 0.1,
+            lr_final_fraction: 0.05,
+            momentum: 0.9,
+            adam_betas: [0.9, 0.999],
+            adam_eps: 1e-8,
+            weight_decay: 1e-4,
+            grad_clip: 5.0,
+            loss_weights: LossWeights::default(),
+            window_min_rows: 250_000,
+            window_exponent: 0.75,
+            window_growth: 0.4,
+            shuffle_rows: 50_000,
+            augment: true,
+            rescan_secs: 60.0,
+            checkpoint_every: 1000,
+            keep_checkpoints: 3,
+            log_every: 100,
+            histogram_every: 1000,
+            seed: 1,
+            threads: 0,
+            device: "auto".into(),
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Checks the values and returns the parsed rule set.
+    pub fn validate(&self) -> Result<Rules, String> {
+        let rules: Rules = self.rules.parse().map_err(|e| format!("rules {:?}: {e}", self.rules))?;
+        let positive = [
+            ("batch_size", self.batch_size as f64),
+            ("lr", self.lr),
+            ("checkpoint_every", self.checkpoint_every as f64),
+            ("log_every", self.log_every as f64),
+            ("window_min_rows", self.window_min_rows as f64),
+            ("shuffle_rows", self.shuffle_rows as f64),
+            ("keep_checkpoints", self.keep_checkpoints as f64),
+        ];
+        for (name, v) in positive {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(format!("{name} must be positive, is {v}"));
+            }
+        }
+        let unit = |name: &str, v: f64| {
+            if (0.0..1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{name} must be in [0, 1), is {v}"))
+            }
+        };
+        unit("momentum", self.momentum)?;
+        unit("adam_betas[0]", self.adam_betas[0])?;
+        unit("adam_betas[1]", self.adam_betas[1])?;
+        if !(self.window_exponent > 0.0 && self.window_exponent <= 1.0) || self.window_growth < 0.0 {
+            return Err("window_exponent must be in (0, 1] and window_growth non-negative".into());
+        }
+        if self.weight_decay < 0.0 || self.grad_clip < 0.0 || self.adam_eps <= 0.0 || self.lr_gamma <= 0.0 {
+            return Err("weight_decay, grad_clip must be non-negative; adam_eps, lr_gamma positive".into());
+        }
+        Ok(rules)
+    }
+
+    /// The learning rate of step `step` (0-based).
+    pub fn lr_at(&self, step: u64) -> f64 {
+        let warm = if step < self.warmup_steps { (step + 1) as f64 / self.warmup_steps as f64 } else { 1.0 };
+        let decay = match self.lr_schedule {
+            LrSchedule::Constant => 1.0,
+            LrSchedule::Step => {
+                self.lr_gamma.powi(self.lr_milestones.iter().filter(|&&m| step >= m).count() as i32)
+            }
+            LrSchedule::Cosine => {
+                let span = self.steps.saturating_sub(self.warmup_steps).max(1) as f64;
+                let t = (step.saturating_sub(self.warmup_steps) as f64 / span).min(1.0);
+                let f = self.lr_final_fraction;
+                f + (1.0 - f) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        };
+        self.lr * warm * decay
+    }
+
+    /// Rows in the window when the data folder holds `total` rows.
+    pub fn window_rows(&self, total: usize) -> usize {
+        let c = self.window_min_rows as f64;
+        let n = total as f64;
+        if n <= c {
+            return total;
+        }
+        let a = self.window_exponent;
+        let w = c * (1.0 + self.window_growth * ((n / c).powf(a) - 1.0) / a);
+        (w.round() as usize).min(total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_with_defaults_and_unknown_keys() {
+        let parse = |s: &str| toml::from_str::<TrainConfig>(s).map_err(|e| e.to_string());
+        let c = parse("rules = \"sligo,size=7\"\nbatch_size = 64\n[net]\nblocks = 2\n").unwrap();
+        assert_eq!((c.batch_size, c.net.blocks, c.net.channels), (64, 2, 96));
+        assert_eq!(c.validate().unwrap().size, 7);
+        assert!(parse("batchsize = 3").unwrap_err().contains("batchsize"));
+        assert!(
+            parse("optimizer = \"adamw\"\nlr_schedule = \"cosine\"").unwrap().optimizer
+                == OptimizerKind::AdamW
+        );
+        assert!(parse("[loss_weights]\nvalue = 2.0\npolcy = 1.0").unwrap_err().contains("polcy"));
+        assert!(TrainConfig { lr: 0.0, ..TrainConfig::default() }.validate().is_err());
+    }
+
+    #[test]
+    fn learning_rate_schedules() {
+        let c = TrainConfig { lr: 1.0, warmup_steps: 10, steps: 110, ..TrainConfig::default() };
+        assert_eq!(c.lr_at(0), 0.1);
+        assert_eq!(c.lr_at(9), 1.0);
+        assert_eq!(c.lr_at(50), 1.0);
+        let step = TrainConfig { lr_schedule: LrSchedule::Step, lr_milestones: vec![20, 40], ..c.clone() };
+        assert!((step.lr_at(30) - 0.1).abs() < 1e-12 && (step.lr_at(40) - 0.01).abs() < 1e-12);
+        let cos = TrainConfig { lr_schedule: LrSchedule::Cosine, lr_final_fraction: 0.0, ..c };
+        assert!((cos.lr_at(60) - 0.5).abs() < 1e-9);
+        assert!(cos.lr_at(110) < 1e-12);
+    }
+
+    #[test]
+    fn the_window_grows_like_katagos() {
+        let c = TrainConfig::default();
+        assert_eq!(c.window_rows(1000), 1000);
+        assert_eq!(c.window_rows(250_000), 250_000);
+        // c = 250k, α = 0.75, β = 0.4: KataGo's 241M rows give its final ~23M window.
+        let w = c.window_rows(241_000_000);
+        assert!((22_000_000..24_000_000).contains(&w), "{w}");
+        assert!(c.window_rows(1_000_000) < 1_000_000);
+    }
+}

@@ -1,0 +1,370 @@
+//! The data loader: a background thread that turns the newest shards of a folder into
+//! shuffled, augmented batches.
+//!
+//! * **Window.** Every `rescan_secs` the folder (and its subfolders) is scanned for `.npz`
+//!   shards. A new or changed shard is read once and fully validated; a shard of another
+//!   game, board size or encoder version stops training with a clear error (the folder is
+//!   wrong), a corrupt one is skipped with a warning. The window is the newest shards (by
+//!   modification time, then name) holding [`TrainConfig::window_rows`] rows of the total —
+//!   KataGo's growing window.
+//! * **Shuffle.** A buffer of up to `shuffle_rows` rows is refilled with whole shards drawn
+//!   from the window in proportion to their rows; each batch takes rows at random out of
+//!   the buffer. So rows of one game are spread over many batches, and memory stays bounded
+//!   whatever the window's size.
+//! * **Augmentation.** Each row gets a random symmetry ([`crate::augment`]).
+//!
+//! The thread sends ready batches over a bounded channel (a few batches ahead), so reading
+//! and augmenting overlap the training step. The trainer only converts them to tensors.
+
+use crate::augment::Symmetries;
+use crate::config::TrainConfig;
+use crate::TrainError;
+use hane_data::features::{ENCODER_VERSION, GLOBALS, PLANES};
+use hane_data::shard::{self, Shard, ShardError, ShardMeta};
+use hane_engine::rng::Rng;
+use hane_engine::Rules;
+use hane_nn::{same_game, NetConfig};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Batches prepared ahead of the trainer.
+const PREFETCH: usize = 4;
+
+/// One training batch in host memory, rows already augmented.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// Rows in the batch.
+    pub rows: usize,
+    /// Planes, rows × C × S × S.
+    pub planes: Vec<u8>,
+    /// Global features, rows × G.
+    pub globals: Vec<f32>,
+    /// Policy targets, rows × M.
+    pub policy: Vec<f32>,
+    /// Win/draw/loss targets, rows × 3.
+    pub wdl: Vec<f32>,
+    /// Score targets in points, rows.
+    pub score: Vec<f32>,
+    /// Ownership targets (−1, 0, 1), rows × S × S.
+    pub ownership: Vec<f32>,
+}
+
+/// The data window after a scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowInfo {
+    /// Valid shards found.
+    pub shards: usize,
+    /// Rows in them.
+    pub total_rows: usize,
+    /// Shards in the window.
+    pub window_shards: usize,
+    /// Rows in the window.
+    pub window_rows: usize,
+}
+
+/// What the loader thread sends.
+#[derive(Debug)]
+pub enum Message {
+    /// A batch.
+    Batch(Batch),
+    /// The window changed.
+    Window(WindowInfo),
+    /// A shard was skipped (damaged, unreadable).
+    Warning(String),
+    /// The loader stopped.
+    Failed(TrainError),
+}
+
+/// The decoded arrays of one shard.
+struct Rows {
+    n: usize,
+    planes: Vec<u8>,
+    globals: Vec<f32>,
+    policy: Vec<f32>,
+    wdl: Vec<f32>,
+    score: Vec<f32>,
+    ownership: Vec<f32>,
+}
+
+impl Rows {
+    fn of(s: Shard) -> Rows {
+        let a = &s.arrays;
+        Rows {
+            n: s.meta.rows,
+            planes: a[0].data.clone(),
+            globals: a[1].as_f32(),
+            policy: a[2].as_f32(),
+            wdl: a[3].as_f32(),
+            score: a[4].as_f32(),
+            ownership: a[5].data.iter().map(|&b| f32::from(b as i8)).collect(),
+        }
+    }
+}
+
+/// What a scan learned about one file.
+#[derive(Clone)]
+struct Seen {
+    modified: SystemTime,
+    len: u64,
+    /// Rows, or `None` for a skipped file.
+    rows: Option<usize>,
+}
+
+/// Why a shard's metadata does not fit the run, if it does not.
+pub fn incompatibility(meta: &ShardMeta, rules: &Rules, net: &NetConfig) -> Option<String> {
+    let theirs: Rules = match meta.rules.parse() {
+        Ok(r) => r,
+        Err(e) => return Some(format!("rules {:?} do not parse: {e}", meta.rules)),
+    };
+    if !same_game(&theirs, rules) {
+        return Some(format!("it holds {} data, the run trains {rules}", meta.rules));
+    }
+    if meta.encoder_version != ENCODER_VERSION || meta.planes != PLANES || meta.globals != GLOBALS {
+        return Some(format!(
+            "feature encoder version {} ({} planes, {} globals); this build encodes version {ENCODER_VERSION} ({PLANES}, {GLOBALS})",
+            meta.encoder_version, meta.planes, meta.globals
+        ));
+    }
+    if meta.board_size != net.board_size || meta.action_space != net.action_space {
+        return Some(format!(
+            "board {} with {} actions; the net has {} with {}",
+            meta.board_size, meta.action_space, net.board_size, net.action_space
+        ));
+    }
+    None
+}
+
+fn npz_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let p = e.path();
+        if e.file_type()?.is_dir() {
+            npz_files(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "npz") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+struct Worker {
+    cfg: TrainConfig,
+    rules: Rules,
+    net: NetConfig,
+    dir: PathBuf,
+    tx: SyncSender<Message>,
+    rng: Rng,
+    sym: Symmetries,
+    seen: HashMap<PathBuf, Seen>,
+    /// Window shards with their cumulative row counts.
+    window: Vec<(PathBuf, usize)>,
+    window_rows: usize,
+    buffer: Vec<(Arc<Rows>, usize)>,
+}
+
+/// A stop request: the trainer went away.
+struct Stop;
+
+impl Worker {
+    fn send(&self, m: Message) -> Result<(), Stop> {
+        self.tx.send(m).map_err(|_| Stop)
+    }
+
+    fn read(&mut self, p: &Path) -> Result<Option<Shard>, Stop> {
+        match shard::read(p) {
+            Ok(s) => Ok(Some(s)),
+            Err(e @ (ShardError::Corrupt(..) | ShardError::Io(..))) => {
+                self.send(Message::Warning(format!("skipping shard: {e}")))?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Rescans the folder and recomputes the window. `Err(Some(e))` stops the run.
+    fn scan(&mut self) -> Result<(), Option<TrainError>> {
+        let mut files = Vec::new();
+        npz_files(&self.dir, &mut files).map_err(|e| Some(TrainError::Io(self.dir.clone(), e)))?;
+        self.seen.retain(|p, _| files.contains(p));
+        for p in files {
+            // A file can vanish or be replaced between listing and reading: treat it as
+            // unreadable this time and look again at the next scan.
+            let Ok(md) = std::fs::metadata(&p) else { continue };
+            let modified = md.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if self.seen.get(&p).is_some_and(|s| s.modified == modified && s.len == md.len()) {
+                continue;
+            }
+            let rows = match self.read(&p).map_err(|_| None)? {
+                Some(s) => {
+                    if let Some(why) = incompatibility(&s.meta, &self.rules, &self.net) {
+                        return Err(Some(TrainError::Incompatible(p, why)));
+                    }
+                    Some(s.meta.rows)
+                }
+                None => None,
+            };
+            self.seen.insert(p, Seen { modified, len: md.len(), rows });
+        }
+        let mut valid: Vec<(&PathBuf, &Seen, usize)> =
+            self.seen.iter().filter_map(|(p, s)| s.rows.map(|n| (p, s, n))).collect();
+        valid.sort_by(|a, b| (b.1.modified, b.0).cmp(&(a.1.modified, a.0)));
+        let total: usize = valid.iter().map(|v| v.2).sum();
+        let want = self.cfg.window_rows(total);
+        self.window.clear();
+        let mut acc = 0;
+        for (p, _, n) in &valid {
+            if acc >= want {
+                break;
+            }
+            acc += n;
+            self.window.push(((*p).clone(), acc));
+        }
+        self.window_rows = acc;
+        let info = WindowInfo {
+            shards: valid.len(),
+            total_rows: total,
+            window_shards: self.window.len(),
+            window_rows: acc,
+        };
+        self.send(Message::Window(info)).map_err(|_| None)
+    }
+
+    /// Tops the buffer up with random window shards.
+    fn refill(&mut self) -> Result<(), Option<TrainError>> {
+        let target = self.cfg.shuffle_rows.min(self.window_rows).max(self.cfg.batch_size);
+        let mut failures = 0;
+        while self.buffer.len() < target {
+            if self.window.is_empty() {
+                return Err(Some(TrainError::NoData(self.dir.clone())));
+            }
+            let r = self.rng.below(self.window_rows);
+            let k = self.window.partition_point(|(_, cum)| *cum <= r);
+            let path = self.window[k].0.clone();
+            let shard = self.read(&path).map_err(|_| None)?;
+            if let Some(why) = shard.as_ref().and_then(|s| incompatibility(&s.meta, &self.rules, &self.net)) {
+                return Err(Some(TrainError::Incompatible(path, why)));
+            }
+            match shard.map(|s| Arc::new(Rows::of(s))) {
+                Some(rows) => self.buffer.extend((0..rows.n).map(|i| (rows.clone(), i))),
+                None => {
+                    // Damaged since the scan: forget it and rebuild the window.
+                    if let Some(s) = self.seen.get_mut(&path) {
+                        s.rows = None;
+                    }
+                    failures += 1;
+                    if failures > 100 {
+                        return Err(Some(TrainError::NoData(self.dir.clone())));
+                    }
+                    self.scan()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn batch(&mut self) -> Batch {
+        let bs = self.cfg.batch_size;
+        let mut b = Batch { rows: bs, ..Batch::default() };
+        let (c, g, m) = (self.net.planes, self.net.globals, self.net.action_space);
+        let n2 = self.net.board_size * self.net.board_size;
+        for _ in 0..bs {
+            let (rows, i) = self.buffer.swap_remove(self.rng.below(self.buffer.len()));
+            let s = if self.cfg.augment { self.rng.below(8) } else { 0 };
+            self.sym.planes(s, &rows.planes[i * c * n2..(i + 1) * c * n2], &mut b.planes);
+            b.globals.extend_from_slice(&rows.globals[i * g..(i + 1) * g]);
+            self.sym.policy(s, &rows.policy[i * m..(i + 1) * m], &mut b.policy);
+            b.wdl.extend_from_slice(&rows.wdl[i * 3..i * 3 + 3]);
+            b.score.push(rows.score[i]);
+            self.sym.planes(s, &rows.ownership[i * n2..(i + 1) * n2], &mut b.ownership);
+        }
+        b
+    }
+
+    fn run(mut self) {
+        let mut last_scan = Instant::now();
+        if let Err(e) = self.scan() {
+            if let Some(e) = e {
+                let _ = self.send(Message::Failed(e));
+            }
+            return;
+        }
+        if self.window.is_empty() {
+            let _ = self.send(Message::Failed(TrainError::NoData(self.dir.clone())));
+            return;
+        }
+        loop {
+            if last_scan.elapsed() >= Duration::from_secs_f64(self.cfg.rescan_secs) {
+                last_scan = Instant::now();
+                if let Err(e) = self.scan() {
+                    if let Some(e) = e {
+                        let _ = self.send(Message::Failed(e));
+                    }
+                    return;
+                }
+            }
+            if let Err(e) = self.refill() {
+                if let Some(e) = e {
+                    let _ = self.send(Message::Failed(e));
+                }
+                return;
+            }
+            let b = self.batch();
+            if self.send(Message::Batch(b)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The loader thread's handle: receive messages with [`Loader::recv`]; dropping it stops
+/// the thread.
+pub struct Loader {
+    rx: Option<Receiver<Message>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Loader {
+    /// Starts the thread for `dir`; `seed` seeds shuffling and symmetries.
+    pub fn start(cfg: &TrainConfig, rules: Rules, net: NetConfig, dir: &Path, seed: u64) -> Loader {
+        let (tx, rx) = sync_channel(PREFETCH);
+        let worker = Worker {
+            cfg: cfg.clone(),
+            rules,
+            net,
+            dir: dir.to_path_buf(),
+            tx,
+            rng: Rng::new(seed),
+            sym: Symmetries::new(net.board_size, net.action_space),
+            seen: HashMap::new(),
+            window: Vec::new(),
+            window_rows: 0,
+            buffer: Vec::new(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("hane-loader".into())
+            .spawn(move || worker.run())
+            .expect("spawn the loader thread");
+        Loader { rx: Some(rx), thread: Some(thread) }
+    }
+
+    /// The next message; a loader that ended without saying why reports that.
+    pub fn recv(&mut self) -> Message {
+        match self.rx.as_ref().map(|rx| rx.recv()) {
+            Some(Ok(m)) => m,
+            _ => Message::Failed(TrainError::Data("the data loader stopped".into())),
+        }
+    }
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        // Closing the channel makes the thread's next send fail, and it returns.
+        drop(self.rx.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

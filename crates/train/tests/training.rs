@@ -1,0 +1,149 @@
+//! End-to-end runs of the trainer on generated shards: it overfits a small fixed dataset,
+//! its TensorBoard files read back with the Python `tensorboard` package, bad shards are
+//! skipped or refused, and the benchmark runs.
+
+mod common;
+
+use common::{tiny, Temp};
+use hane_data::shard;
+use hane_engine::rng::Rng;
+use hane_engine::Rules;
+use hane_train::synthetic::{game_rows, write_shards};
+use hane_train::{bench, train, Progress, StepLog, TrainConfig, TrainError};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn logs(cfg: &TrainConfig, data: &Path, out: &Path) -> (Vec<StepLog>, Vec<String>) {
+    let (mut logs, mut warnings) = (Vec::new(), Vec::new());
+    train(cfg, data, out, &mut |p| match p {
+        Progress::Logged(l) => logs.push(l.clone()),
+        Progress::Warning(w) => warnings.push(w.clone()),
+        _ => {}
+    })
+    .unwrap();
+    (logs, warnings)
+}
+
+#[test]
+fn the_net_overfits_a_small_fixed_dataset() {
+    let tmp = Temp::new("overfit");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    // Two games, 16 positions each: 32 rows, every head's target exactly representable
+    // (one-hot policy and result, final area ownership).
+    write_shards(&data, &rules, 2, 16, 5).unwrap();
+    let cfg = TrainConfig {
+        steps: 300,
+        batch_size: 32,
+        shuffle_rows: 32,
+        augment: false,
+        log_every: 1,
+        histogram_every: 0,
+        checkpoint_every: 1000,
+        ..tiny("ttakji,size=5")
+    };
+    let (logs, _) = logs(&cfg, &data, &tmp.0.join("out"));
+    let total = |l: &StepLog| l.get("loss/total").unwrap();
+    let first = total(&logs[0]);
+    let last = logs[logs.len() - 10..].iter().map(total).sum::<f64>() / 10.0;
+    println!("overfit: total loss {first:.4} -> {last:.4} ({:.1}% lower)", 100.0 * (1.0 - last / first));
+    assert!(last <= 0.1 * first, "loss fell from {first} to {last} only");
+    assert!(logs.last().unwrap().get("metric/policy_top1").unwrap() > 0.95);
+}
+
+/// The venv's Python (`scripts/setup.sh`), which has the `tensorboard` package.
+fn python() -> PathBuf {
+    let venv = std::env::var_os("VIRTUAL_ENV")
+        .or_else(|| std::env::var_os("HANE_VENV"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/hane/venv"));
+    venv.join("bin/python")
+}
+
+#[test]
+fn tensorboard_reads_the_logged_scalars_and_histograms() {
+    let tmp = Temp::new("tensorboard");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    write_shards(&data, &rules, 6, 20, 9).unwrap();
+    let out = tmp.0.join("out");
+    let cfg = TrainConfig { steps: 20, ..tiny("ttakji,size=5") };
+    logs(&cfg, &data, &out);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/check_tensorboard.py");
+    let mut cmd = Command::new(python());
+    cmd.arg(script).arg(out.join("tensorboard"));
+    for tag in
+        hane_train::trainer::METRICS.iter().chain(&["train/lr", "train/samples_per_sec", "data/window_rows"])
+    {
+        cmd.args(["--scalar", tag]);
+    }
+    cmd.args(["--histogram", "weights/stem.conv.weight", "--histogram", "weights/value.wdl.bias"]);
+    let res =
+        cmd.output().unwrap_or_else(|e| panic!("cannot run {:?} (run scripts/setup.sh): {e}", python()));
+    let text = String::from_utf8_lossy(&res.stdout);
+    println!("{text}{}", String::from_utf8_lossy(&res.stderr));
+    assert!(res.status.success(), "check_tensorboard.py failed");
+    assert!(text.contains("scalar loss/policy: 4 points"));
+}
+
+#[test]
+fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
+    let tmp = Temp::new("badshards");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    let paths = write_shards(&data, &rules, 3, 20, 3).unwrap();
+    let mut bytes = std::fs::read(&paths[1]).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&paths[1], &bytes).unwrap();
+    std::fs::write(data.join("garbage.npz"), b"not a zip at all").unwrap();
+    let cfg = TrainConfig { steps: 6, ..tiny("ttakji,size=5") };
+    let (logs, warnings) = logs(&cfg, &data, &tmp.0.join("out"));
+    assert_eq!(logs.last().unwrap().step, 6);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("garbage.npz")));
+
+    // Another board size, another game, another encoder version: refused, with the reason.
+    type Tweak = fn(&mut shard::ShardMeta);
+    let cases: [(&str, Tweak, &str); 3] = [
+        ("ttakji,size=7", |_| {}, "ttakji,size=7 data"),
+        ("loose,size=5", |_| {}, "loose,size=5 data"),
+        ("ttakji,size=5", |m| m.encoder_version += 1, "encoder version"),
+    ];
+    for (i, (other, tweak, expect)) in cases.into_iter().enumerate() {
+        let dir = tmp.0.join(format!("foreign{i}"));
+        write_shards(&dir, &rules, 1, 10, 4).unwrap();
+        let other: Rules = other.parse().unwrap();
+        let rows = game_rows(&other, &mut Rng::new(1), 8);
+        let mut meta =
+            shard::decode(&shard::encode(&rows, &other.to_string(), usize::from(other.size), 1, "t"))
+                .unwrap();
+        tweak(&mut meta.meta);
+        let bytes = reencode(meta);
+        shard::write_atomic(&dir.join("zz-foreign.npz"), &bytes).unwrap();
+        let err = train(&cfg, &dir, &tmp.0.join(format!("out{i}")), &mut |_| {}).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, TrainError::Incompatible(..)), "{msg}");
+        assert!(msg.contains("zz-foreign.npz") && msg.contains(expect), "{msg}");
+    }
+    let empty = tmp.0.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(matches!(train(&cfg, &empty, &tmp.0.join("out-empty"), &mut |_| {}), Err(TrainError::NoData(_))));
+}
+
+/// Shard bytes with edited metadata (the checksum covers only the arrays).
+fn reencode(s: shard::Shard) -> Vec<u8> {
+    let json = serde_json::to_vec(&s.meta).unwrap();
+    let mut arrays = s.arrays;
+    arrays.push(hane_data::npz::Array::u8("meta", vec![json.len()], json));
+    hane_data::npz::write(&arrays)
+}
+
+#[test]
+fn the_benchmark_compares_training_with_the_bare_step() {
+    let cfg = TrainConfig { batch_size: 32, ..tiny("ttakji,size=5") };
+    let report = bench(&cfg, None, 10, &mut |_| {}).unwrap();
+    println!("{report}");
+    assert!(report.train_samples_per_sec > 0.0 && report.bare_samples_per_sec > 0.0);
+    assert!(report.to_string().contains("ratio"));
+}

@@ -1,0 +1,271 @@
+//! Fair komi from an evaluator, KataGo's way (`pipelines.md` §2.1).
+//!
+//! An [`Evaluator`] reports, for the empty board at a given komi, Black's expected score lead
+//! (komi included) and Black's win probability (a draw counts half): a deep search with a
+//! net, or the exact [`crate::solver::Solution`]. [`estimate`] then
+//!
+//! 1. starts at a komi of the domain and shifts it by the predicted lead, up to
+//!    [`KomiSearch::max_shifts`] times, each shift no larger than the one before;
+//! 2. grows a window of 1, 2, 4, ... domain steps in the direction of the side that is
+//!    ahead until Black's win rate crosses 50%;
+//! 3. bisects over the domain's members for the crossing and interpolates linearly between
+//!    the last two members;
+//! 4. with [`KomiSearch::smooth`] (area scoring, where scores move in steps of 2), uses at
+//!    each komi `k` the average of the win rate at `k - s`, `k`, `k`, `k + s` (`s` one domain
+//!    step) instead of the raw one, as KataGo does to smooth over the parity of area counts.
+//!
+//! Evaluations are cached per komi, and all of them are returned with the estimate.
+
+use crate::domain::KomiDomain;
+use hane_engine::rules::Scoring;
+use hane_engine::{Komi, Rules};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What an evaluator says about the empty board at one komi.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Eval {
+    /// Black's expected final lead in points, komi included.
+    pub lead: f64,
+    /// Black's win probability, a draw counting half.
+    pub win: f64,
+}
+
+/// Anything that evaluates the empty board at a komi.
+pub trait Evaluator {
+    /// The evaluation at komi `k`.
+    fn eval(&mut self, k: Komi) -> Eval;
+}
+
+impl<F: FnMut(Komi) -> Eval> Evaluator for F {
+    fn eval(&mut self, k: Komi) -> Eval {
+        self(k)
+    }
+}
+
+/// Settings of [`estimate`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KomiSearch {
+    /// The komi values searched.
+    pub domain: KomiDomain,
+    /// Komi in points to start from (rounded into the domain).
+    pub start: f64,
+    /// Average neighbouring komi values (see the module docs).
+    pub smooth: bool,
+    /// How often to shift by the predicted lead.
+    pub max_shifts: u32,
+    /// How many domain steps the bracket may grow to.
+    pub max_window: i64,
+}
+
+impl KomiSearch {
+    /// The search for a rule set: its domain, starting at its komi, smoothing under area
+    /// scoring, 3 shifts and a window of up to 64 steps.
+    pub fn for_rules(rules: &Rules) -> KomiSearch {
+        KomiSearch {
+            domain: KomiDomain::of(rules),
+            start: rules.komi.as_f64(),
+            smooth: rules.scoring == Scoring::Area,
+            max_shifts: 3,
+            max_window: 64,
+        }
+    }
+}
+
+/// One evaluation made during the search.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KomiPoint {
+    /// Komi in points.
+    pub komi: f64,
+    /// The evaluation there.
+    pub eval: Eval,
+}
+
+/// The result of [`estimate`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KomiEstimate {
+    /// The komi (points) where Black's (smoothed) win rate crosses 50%, interpolated.
+    pub crossing: f64,
+    /// The member of the domain nearest the crossing (the smaller one on a tie).
+    pub fair: f64,
+    /// The largest member evaluated with Black's win rate at least 50%.
+    pub black_side: f64,
+    /// The smallest member evaluated with Black's win rate at most 50%.
+    pub white_side: f64,
+    /// Every evaluation, in the order made.
+    pub evaluations: Vec<KomiPoint>,
+}
+
+/// Why no estimate came out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KomiError {
+    /// The win rate did not cross 50% within the window.
+    NoCrossing {
+        /// The last komi (points) tried.
+        komi: f64,
+    },
+}
+
+impl fmt::Display for KomiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KomiError::NoCrossing { komi } => {
+                write!(f, "Black's win rate does not cross 50% up to komi {komi}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for KomiError {}
+
+/// Evaluations cached per komi (half-points), in the order made.
+struct Cache<'a> {
+    evaluator: &'a mut dyn Evaluator,
+    seen: BTreeMap<i32, Eval>,
+    order: Vec<KomiPoint>,
+}
+
+impl Cache<'_> {
+    fn get(&mut self, k: Komi) -> Eval {
+        if let Some(e) = self.seen.get(&k.0) {
+            return *e;
+        }
+        let e = self.evaluator.eval(k);
+        self.seen.insert(k.0, e);
+        self.order.push(KomiPoint { komi: k.as_f64(), eval: e });
+        e
+    }
+}
+
+/// Estimates the fair komi (see the module docs).
+pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<KomiEstimate, KomiError> {
+    let d = search.domain;
+    let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
+    // 1. Shift by the lead.
+    let mut k = d.nearest(search.start);
+    let mut limit = f64::INFINITY;
+    for _ in 0..search.max_shifts {
+        let shift = cache.get(k).lead.clamp(-limit, limit);
+        limit = shift.abs();
+        let next = d.nearest(k.as_f64() + shift);
+        if next == k {
+            break;
+        }
+        k = next;
+    }
+    // Black's win rate minus one half, smoothed if asked, at the domain member of index i.
+    let mut f = |i: i64| {
+        let mut at = |j: i64| cache.get(d.nth(j)).win - 0.5;
+        if search.smooth {
+            (at(i - 1) + 2.0 * at(i) + at(i + 1)) / 4.0
+        } else {
+            at(i)
+        }
+    };
+    // 2. Bracket the crossing: f(lo) >= 0 >= f(hi).
+    let i0 = d.index_floor(k);
+    let f0 = f(i0);
+    let (mut lo, mut hi) = (i0, i0);
+    let (mut f_lo, mut f_hi) = (f0, f0);
+    let mut w = 1;
+    while (f_lo < 0.0 || f_hi > 0.0) && w <= search.max_window {
+        if f0 > 0.0 {
+            let v = f(i0 + w);
+            if v <= 0.0 {
+                (hi, f_hi) = (i0 + w, v);
+            } else {
+                (lo, f_lo, hi, f_hi) = (i0 + w, v, i0 + w, v);
+            }
+        } else {
+            let v = f(i0 - w);
+            if v >= 0.0 {
+                (lo, f_lo) = (i0 - w, v);
+            } else {
+                (lo, f_lo, hi, f_hi) = (i0 - w, v, i0 - w, v);
+            }
+        }
+        w *= 2;
+    }
+    if f_lo < 0.0 || f_hi > 0.0 {
+        return Err(KomiError::NoCrossing { komi: d.nth(if f0 > 0.0 { hi } else { lo }).as_f64() });
+    }
+    // 3. Bisect between members.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let v = f(mid);
+        if v > 0.0 {
+            (lo, f_lo) = (mid, v);
+        } else if v < 0.0 {
+            (hi, f_hi) = (mid, v);
+        } else {
+            (lo, f_lo, hi, f_hi) = (mid, v, mid, v);
+        }
+    }
+    let (k_lo, k_hi) = (d.nth(lo).as_f64(), d.nth(hi).as_f64());
+    let crossing =
+        if f_lo == f_hi { (k_lo + k_hi) / 2.0 } else { k_lo + (k_hi - k_lo) * f_lo / (f_lo - f_hi) };
+    Ok(KomiEstimate {
+        crossing,
+        fair: d.nearest(crossing).as_f64(),
+        black_side: k_lo,
+        white_side: k_hi,
+        evaluations: cache.order,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A smooth evaluator: Black's lead is `fair - komi`, the win rate logistic in the lead.
+    fn smooth(fair: f64) -> impl FnMut(Komi) -> Eval {
+        move |k: Komi| {
+            let lead = fair - k.as_f64();
+            Eval { lead, win: 1.0 / (1.0 + (-lead / 2.0).exp()) }
+        }
+    }
+
+    fn search(domain: KomiDomain, start: f64, smooth: bool) -> KomiSearch {
+        KomiSearch { domain, start, smooth, max_shifts: 3, max_window: 64 }
+    }
+
+    #[test]
+    fn a_smooth_win_rate_crosses_where_the_lead_vanishes() {
+        for fair in [6.3, -2.75, 24.6, 0.0] {
+            for domain in [KomiDomain::Integers, KomiDomain::Halves, KomiDomain::EvenIntegers] {
+                for smoothing in [false, true] {
+                    let est = estimate(&search(domain, 7.0, smoothing), &mut smooth(fair)).unwrap();
+                    // Linear interpolation of a logistic between neighbouring members.
+                    assert!((est.crossing - fair).abs() < 0.2, "{fair} {domain:?}: {est:?}");
+                    assert!(est.black_side <= fair && fair <= est.white_side, "{est:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_lead_that_lies_is_corrected_by_the_bracket() {
+        // The lead says 0 everywhere; only the win rate knows the crossing (at 20).
+        let mut e = |k: Komi| Eval { lead: 0.0, win: if k.as_f64() < 20.0 { 1.0 } else { 0.0 } };
+        let est = estimate(&search(KomiDomain::Integers, 0.0, false), &mut e).unwrap();
+        assert_eq!((est.black_side, est.white_side, est.crossing), (19.0, 20.0, 19.5));
+        let mut never = |_: Komi| Eval { lead: 0.0, win: 1.0 };
+        assert!(estimate(&search(KomiDomain::Integers, 0.0, false), &mut never).is_err());
+    }
+
+    #[test]
+    fn evaluations_are_cached() {
+        let mut calls = 0;
+        let mut e = |k: Komi| {
+            calls += 1;
+            smooth(5.0)(k)
+        };
+        let est = estimate(&search(KomiDomain::Integers, 7.0, true), &mut e).unwrap();
+        assert_eq!(calls, est.evaluations.len());
+        let mut ks: Vec<f64> = est.evaluations.iter().map(|p| p.komi).collect();
+        ks.sort_by(f64::total_cmp);
+        ks.dedup();
+        assert_eq!(ks.len(), calls);
+    }
+}

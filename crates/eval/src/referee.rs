@@ -1,0 +1,190 @@
+//! Games between two players refereed by hane: moves are checked and played on hane's own
+//! board under hane's rules, the game ends by hane's rules, and hane's scoring decides it.
+//! An external GTP engine that makes an illegal move loses by forfeit.
+
+use crate::gtp::{GtpEngine, GtpError};
+use hane_engine::rules::Variant;
+use hane_engine::{Action, Color, Game, GameState, Outcome, Rules};
+use hane_mcts::{Evaluator, Search, SearchConfig};
+
+/// Someone who chooses moves.
+pub trait Player {
+    /// A name for reports.
+    fn name(&self) -> String;
+    /// Starts a new game.
+    fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError>;
+    /// Chooses the next turn of `g.to_move()`, as the actions that play it.
+    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError>;
+    /// Learns the opponent's turn.
+    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError>;
+}
+
+/// hane's search with an evaluator, playing in-process.
+pub struct SearchPlayer<E: Evaluator<GameState>> {
+    /// Evaluator (a net, or a stand-in).
+    pub evaluator: E,
+    /// Visits per decision.
+    pub visits: u32,
+    /// Seed of the search.
+    pub seed: u64,
+    /// Name for reports.
+    pub label: String,
+}
+
+impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn new_game(&mut self, _: &Rules) -> Result<(), GtpError> {
+        Ok(())
+    }
+
+    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+        let me = g.to_move();
+        let mut state = g.clone();
+        let mut turn = Vec::new();
+        while state.to_move() == me && !state.is_over() {
+            self.seed = self.seed.wrapping_add(1);
+            let mut s = Search::new(state.clone(), SearchConfig::for_board(state.geo().size()), self.seed);
+            s.run(&mut self.evaluator, self.visits, 8);
+            let a = s.select_action(0.0);
+            state.play(a).map_err(|e| GtpError(format!("search chose an illegal action: {e}")))?;
+            turn.push(a);
+        }
+        Ok(turn)
+    }
+
+    fn observe(&mut self, _: &GameState, _: &[Action]) -> Result<(), GtpError> {
+        Ok(())
+    }
+}
+
+/// An external engine over GTP (Go rule sets only).
+pub struct GtpPlayer {
+    /// The engine.
+    pub engine: GtpEngine,
+}
+
+fn letter(c: Color) -> &'static str {
+    match c {
+        Color::Black => "b",
+        Color::White => "w",
+    }
+}
+
+impl Player for GtpPlayer {
+    fn name(&self) -> String {
+        self.engine.name().to_string()
+    }
+
+    fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError> {
+        if rules.variant != Variant::Go {
+            return Err(GtpError("external GTP engines only play the Go rule sets".into()));
+        }
+        self.engine.send(&format!("boardsize {}", rules.size))?;
+        self.engine.send("clear_board")?;
+        self.engine.send(&format!("komi {}", rules.komi))?;
+        Ok(())
+    }
+
+    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+        let reply = self.engine.send(&format!("genmove {}", letter(g.to_move())))?;
+        let m = reply.trim().to_ascii_lowercase();
+        if m == "pass" || m == "resign" {
+            // Resignation is treated as a pass; hane's rules decide the game.
+            return Ok(vec![Action::Pass]);
+        }
+        let p = g.geo().parse(&m).map_err(|e| GtpError(format!("{}: {e}", self.name())))?;
+        Ok(vec![Action::Place(p)])
+    }
+
+    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError> {
+        let c = letter(before.to_move());
+        let mv = match turn {
+            [Action::Place(p)] => before.geo().name(*p),
+            _ => "pass".into(),
+        };
+        self.engine.send(&format!("play {c} {mv}")).map(|_| ())
+    }
+}
+
+/// How one game went.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GameResult {
+    /// Name of the Black player.
+    pub black: String,
+    /// Name of the White player.
+    pub white: String,
+    /// `b`, `w` or `draw`.
+    pub winner: String,
+    /// Black's total minus White's (komi included), by hane's scoring.
+    pub margin_black: f64,
+    /// Turns played.
+    pub turns: u32,
+    /// Set when a player forfeited by an illegal move: who, and why.
+    pub forfeit: Option<String>,
+    /// Every action played, in order (GTP coordinates, `pass`, Sligo sub-actions).
+    pub moves: Vec<String>,
+}
+
+/// Plays one game from the empty board; `black` moves first. The `opening` turns are played
+/// by the referee and shown to both players (see [`crate::arena::opening`]).
+pub fn play_game(
+    rules: Rules,
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    opening: &[Vec<Action>],
+) -> Result<GameResult, GtpError> {
+    black.new_game(&rules)?;
+    white.new_game(&rules)?;
+    let mut g = GameState::new(rules);
+    let mut moves = Vec::new();
+    for turn in opening {
+        let before = g.clone();
+        for &a in turn {
+            g.play(a).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
+        }
+        black.observe(&before, turn)?;
+        white.observe(&before, turn)?;
+        moves.extend(turn.iter().map(|a| a.name(g.geo())));
+    }
+    let mut forfeit = None;
+    while !g.is_over() {
+        let (mover, other): (&mut dyn Player, &mut dyn Player) =
+            if g.to_move() == Color::Black { (&mut *black, &mut *white) } else { (&mut *white, &mut *black) };
+        let turn = mover.choose(&g)?;
+        let before = g.clone();
+        let mut next = g.clone();
+        let me = before.to_move();
+        let error = turn.iter().find_map(|&a| next.play(a).err());
+        let incomplete = !next.is_over() && next.to_move() == me;
+        if error.is_some() || turn.is_empty() || incomplete {
+            let why = error.map_or("an incomplete turn".to_string(), |e| e.to_string());
+            forfeit = Some(format!("{} ({}): {why}", mover.name(), letter(me)));
+            break;
+        }
+        other.observe(&before, &turn)?;
+        moves.extend(turn.iter().map(|a| a.name(g.geo())));
+        g = next;
+    }
+    let (winner, margin) = match &forfeit {
+        Some(_) => {
+            let w = if g.to_move() == Color::Black { Outcome::White } else { Outcome::Black };
+            (w, 0.0)
+        }
+        None => {
+            let s = g.score();
+            (s.winner, s.margin_black())
+        }
+    };
+    Ok(GameResult {
+        black: black.name(),
+        white: white.name(),
+        winner: winner.letter().into(),
+        margin_black: margin,
+        turns: g.turns(),
+        forfeit,
+        moves,
+    })
+}

@@ -1,0 +1,325 @@
+//! What a search result depends on beyond the state hash: the turn count (through the move
+//! cap) and, under positional superko, the earlier positions of the game.
+//!
+//! Under positional superko a subtree's search asks "is this position in the history?" for
+//! every placement it considers (a *probe*). Two histories that end in the same state give
+//! the same search exactly when they answer every probe alike. A [`Deps`] records:
+//!
+//! - `found`: the probes answered "yes" by a position before the subtree (exactly);
+//! - `probes`: an over-approximation of all probed positions, relative to the subtree's root
+//!   board `B` ([`Probes`]): for each probe `Q`, the stones of `B` that `Q` lacks (exactly, for
+//!   up to [`PROBE_SHAPES`] different sets, else as a union) and a lower bound on the stones
+//!   `Q` has that `B` lacks. Positions in `B`'s own history mostly miss these: an earlier
+//!   position that `B` extends has no stone `B` lacks, while a probe has at least the stone
+//!   just placed unless captures removed it; and an earlier position that `B` captured from
+//!   is a probe only if the subtree removes exactly the stones placed since.
+//!
+//! A result computed under history `H` is reused under `H'` only if every `found` position is
+//! in `H'` and no other position of `H'` could be a probe; then `H' ∩ probes = H ∩ probes`.
+//!
+//! Boards are bit masks over the dense point order (at most 64 points), so that a result can
+//! be stored in a symmetric frame and mapped back ([`Deps::mapped`]).
+
+use hane_engine::{Board, Color};
+
+/// Black and white stones of a board as bit masks over dense point indices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Stones {
+    pub black: u64,
+    pub white: u64,
+}
+
+impl Stones {
+    /// The masks of a board (at most 64 points).
+    pub fn of(b: &Board) -> Stones {
+        let geo = b.geo();
+        let (mut black, mut white) = (0, 0);
+        for p in geo.points() {
+            match b.color(p) {
+                Some(Color::Black) => black |= 1 << geo.dense(p),
+                Some(Color::White) => white |= 1 << geo.dense(p),
+                None => {}
+            }
+        }
+        Stones { black, white }
+    }
+
+    /// Both masks mapped point by point.
+    pub fn map(self, f: impl Fn(u64) -> u64) -> Stones {
+        Stones { black: f(self.black), white: f(self.white) }
+    }
+
+    /// Points where `self` has a stone that `other` lacks (absent or of the other colour).
+    pub fn minus(self, other: Stones) -> u64 {
+        (self.black & !other.black) | (self.white & !other.white)
+    }
+
+    fn all(self) -> u64 {
+        self.black | self.white
+    }
+}
+
+/// Turns after which no cap applies (an open interval end).
+pub(super) const FOREVER: u32 = u32::MAX;
+
+/// The dependencies of one search result (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Deps {
+    /// The result holds for every turn count in `lo..=hi`.
+    pub lo: u32,
+    /// See `lo`.
+    pub hi: u32,
+    /// Some line of the subtree ended at the move cap.
+    pub capped: bool,
+    /// Earlier positions that banned a move in the subtree.
+    pub found: Vec<Stones>,
+    /// The positions the subtree probed, relative to its root board.
+    pub probes: Probes,
+}
+
+/// How many different "stones of `B` removed" sets [`Probes`] keeps exactly.
+pub(super) const PROBE_SHAPES: usize = 6;
+
+/// An over-approximation of a set of positions `Q`, relative to a board `B`. While exact,
+/// every `Q` has `B.minus(Q) == removed[i]` and at least `added[i]` stones `B` lacks, for some
+/// `i < len`; once collapsed, `B.minus(Q)` lies within `removed[0]` and `Q` has at least
+/// `added[0]` stones `B` lacks. Empty (`len == 0`) means no probes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Probes {
+    removed: [u64; PROBE_SHAPES],
+    added: [u8; PROBE_SHAPES],
+    len: u8,
+    collapsed: bool,
+}
+
+impl Probes {
+    /// Adds positions lacking the stones `removed` of `B` (exactly, or within them when
+    /// `within`), with at least `added` stones `B` lacks.
+    fn insert(&mut self, removed: u64, added: u8, within: bool) {
+        let n = usize::from(self.len);
+        if !self.collapsed && !within {
+            if let Some(i) = (0..n).find(|&i| self.removed[i] == removed) {
+                self.added[i] = self.added[i].min(added);
+                return;
+            }
+            if n < PROBE_SHAPES {
+                self.removed[n] = removed;
+                self.added[n] = added;
+                self.len += 1;
+                return;
+            }
+        }
+        // Collapse to a union.
+        let union = self.removed[..n].iter().fold(removed, |u, r| u | r);
+        let least = self.added[..n].iter().fold(added, |m, &a| m.min(a));
+        *self = Probes { removed: [0; PROBE_SHAPES], added: [0; PROBE_SHAPES], len: 1, collapsed: true };
+        self.removed[0] = union;
+        self.added[0] = least;
+    }
+
+    /// The (removed, added) entries.
+    fn entries(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
+        (0..usize::from(self.len)).map(|i| (self.removed[i], self.added[i]))
+    }
+
+    /// Whether `p` could be among the positions, relative to `b`.
+    fn may_hold(&self, b: Stones, p: Stones) -> bool {
+        let (removed, added) = (b.minus(p), p.minus(b).count_ones() as u8);
+        self.entries().any(|(r, a)| {
+            let shape = if self.collapsed { removed & !r == 0 } else { removed == r };
+            shape && added >= a
+        })
+    }
+
+    /// The same set with every point mapped by `f`.
+    pub fn mapped(&self, f: impl Fn(u64) -> u64) -> Probes {
+        Probes { removed: self.removed.map(f), ..*self }
+    }
+}
+
+/// How a child was reached, for [`Deps::add_child`].
+pub(super) enum Step {
+    /// A Sligo slide or no-slide: the same turn, the same stones.
+    Within,
+    /// A completed turn that adds no position to a superko history: a pass, or any turn
+    /// where no ko rule looks back.
+    Turn,
+    /// A placement at the dense point `at`, from `parent` to `child` stones.
+    Place { at: usize, parent: Stones, child: Stones },
+}
+
+impl Deps {
+    /// A finished game at `turns`: over for good after two passes, or from the cap on.
+    pub fn leaf(passes: u8, turns: u32) -> Deps {
+        if passes >= 2 {
+            Deps::none()
+        } else {
+            Deps { lo: turns, capped: true, ..Deps::none() }
+        }
+    }
+
+    /// The same dependencies with every point mapped by `f` (a symmetry of the board).
+    pub fn mapped(&self, f: impl Fn(u64) -> u64 + Copy) -> Deps {
+        Deps {
+            found: self.found.iter().map(|s| s.map(f)).collect(),
+            probes: self.probes.mapped(f),
+            ..self.clone()
+        }
+    }
+
+    /// A result that holds at any turn count after any history.
+    pub fn none() -> Deps {
+        Deps { lo: 0, hi: FOREVER, capped: false, found: Vec::new(), probes: Probes::default() }
+    }
+
+    /// An unfinished position, before its children are added: it is unfinished below the cap.
+    pub fn inner(max_turns: u32) -> Deps {
+        Deps { lo: 0, hi: max_turns - 1, ..Deps::none() }
+    }
+
+    /// Adds a child's dependencies.
+    pub fn add_child(&mut self, child: &Deps, step: &Step) {
+        let turns = u32::from(!matches!(step, Step::Within));
+        self.lo = self.lo.max(child.lo.saturating_sub(turns));
+        if child.hi != FOREVER {
+            self.hi = self.hi.min(child.hi.saturating_sub(turns));
+        }
+        self.capped |= child.capped;
+        match *step {
+            Step::Within | Step::Turn => {
+                for &h in &child.found {
+                    self.add_found(h);
+                }
+                for (r, a) in child.probes.entries() {
+                    self.probes.insert(r, a, child.probes.collapsed);
+                }
+            }
+            Step::Place { at, parent, child: stones } => {
+                // The child's own position is new here: a ban by it is internal to the subtree.
+                for &h in child.found.iter().filter(|&&h| h != stones) {
+                    self.add_found(h);
+                }
+                // A probe Q lacking r of the child's stones lacks exactly the captured ones and
+                // r's stones of the parent; it has at least a - |captured| stones the parent
+                // lacks, plus the placed one if r keeps it.
+                let captured = parent.minus(stones);
+                for (r, a) in child.probes.entries() {
+                    let kept = u8::from(r & (1 << at) == 0);
+                    let added = a.saturating_sub(captured.count_ones() as u8) + kept;
+                    self.probes.insert(captured | (r & parent.all()), added, child.probes.collapsed);
+                }
+            }
+        }
+    }
+
+    /// Records a probe of this position's placements: the resulting stones `q`.
+    pub fn add_probe(&mut self, root: Stones, q: Stones) {
+        self.probes.insert(root.minus(q), q.minus(root).count_ones() as u8, false);
+    }
+
+    /// Records an earlier position that banned a move.
+    pub fn add_found(&mut self, h: Stones) {
+        if !self.found.contains(&h) {
+            self.found.push(h);
+        }
+    }
+}
+
+/// Whether a result with dependencies given by these [`Deps`] fields, computed at the last
+/// position of its history, holds at `turns` with the history `path` (ending in the same
+/// position): in the turn interval, every `found` position in `path`, and no other position of
+/// `path` but the last a possible probe.
+pub(super) fn holds(
+    lo: u32,
+    hi: u32,
+    found: &[Stones],
+    probes: &Probes,
+    turns: u32,
+    path: &[Stones],
+) -> bool {
+    if turns < lo || turns > hi {
+        return false;
+    }
+    if found.is_empty() && probes.len == 0 {
+        return true;
+    }
+    let root = *path.last().expect("the history holds the root");
+    found.iter().all(|h| path.contains(h))
+        && path.iter().all(|&p| p == root || found.contains(&p) || !probes.may_hold(root, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Deps {
+        fn holds(&self, turns: u32, path: &[Stones]) -> bool {
+            holds(self.lo, self.hi, &self.found, &self.probes, turns, path)
+        }
+    }
+
+    fn st(black: u64, white: u64) -> Stones {
+        Stones { black, white }
+    }
+
+    #[test]
+    fn turn_intervals_shift_through_children() {
+        let mut d = Deps::inner(10);
+        d.add_child(&Deps::leaf(2, 7), &Step::Turn);
+        assert_eq!((d.lo, d.hi, d.capped), (0, 9, false));
+        let mut d = Deps::inner(10);
+        d.add_child(&Deps::leaf(0, 10), &Step::Turn);
+        assert_eq!((d.lo, d.hi, d.capped), (9, 9, true));
+        let mut e = Deps::inner(10);
+        e.add_child(&d, &Step::Within);
+        assert_eq!((e.lo, e.hi), (9, 9));
+        assert!(e.holds(9, &[]) && !e.holds(8, &[]));
+    }
+
+    #[test]
+    fn earlier_positions_block_reuse_only_when_they_could_be_probed() {
+        // Root B = black at 0 and 1. Its subtree probed Q = {black 0, white 2} (stone 1 taken).
+        let b = st(0b11, 0);
+        let mut d = Deps::inner(100);
+        d.add_probe(b, st(0b01, 0b100));
+        // An ancestor that B extends (black 0 only) has nothing B lacks: never a probe here.
+        assert!(d.holds(3, &[st(0, 0), st(0b01, 0), b]));
+        // A position holding a stone B lacks, and lacking only stone 1 of B: maybe a probe.
+        assert!(!d.holds(3, &[st(0b01, 0b1000), b]));
+        // Lacking stone 0, which no probe removed: not a probe.
+        assert!(d.holds(3, &[st(0b10, 0b1000), b]));
+        // A found position must be in the history.
+        d.add_found(st(0b01, 0b1000));
+        assert!(d.holds(3, &[st(0b01, 0b1000), b]));
+        assert!(!d.holds(3, &[b]));
+    }
+
+    #[test]
+    fn a_placed_stone_shifts_the_summary() {
+        // Parent P = white at 3; black plays 0, capturing nothing: child C = {b0, w3}.
+        let p = st(0, 0b1000);
+        let c = st(0b1, 0b1000);
+        let mut child = Deps::inner(100);
+        // C's subtree probed Q = {b0, w3, w5}: 1 added w.r.t. C, nothing removed.
+        child.add_probe(c, st(0b1, 0b10_1000));
+        child.add_found(c);
+        let mut d = Deps::inner(100);
+        d.add_child(&child, &Step::Place { at: 0, parent: p, child: c });
+        // Relative to P, Q adds b0 and w5.
+        assert_eq!(d.probes.entries().collect::<Vec<_>>(), [(0, 2)]);
+        assert!(d.found.is_empty());
+    }
+
+    #[test]
+    fn many_shapes_collapse_to_a_union() {
+        let b = st(0xFF, 0);
+        let mut p = Probes::default();
+        for i in 0..PROBE_SHAPES {
+            p.insert(1 << i, 1, false);
+        }
+        assert!(!p.collapsed && p.may_hold(b, st(0xFE, 0x100)) && !p.may_hold(b, st(0xFC, 0x100)));
+        p.insert(1 << 7, 2, false);
+        assert!(p.collapsed && p.len == 1);
+        assert!(p.may_hold(b, st(0xFC, 0x100)) && !p.may_hold(b, st(0xFC, 0)));
+    }
+}

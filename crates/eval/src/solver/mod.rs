@@ -1,0 +1,244 @@
+//! An exact solver for tiny boards of every rule set.
+//!
+//! [`solve`] runs a fail-soft alpha-beta (minimax over Black's value) with a transposition
+//! table from the empty board, with komi 0 and a score-maximising objective: the value is
+//! `4 * margin + tie` (see [`crate::domain`]), so one search gives the outcome at every komi
+//! and hence the exact [`FairKomi`]. The game is the engine's: its legal actions, its scoring
+//! (dead-stone removal included) and its move cap are part of what is solved. How the search
+//! proceeds (bisection on the value, iterative deepening with Benson bounds where they apply,
+//! move ordering) is described in `search`.
+//!
+//! # Transpositions and history
+//!
+//! [`Game::state_hash`] covers stones, side to move, Sligo phase and passes, but the value of
+//! a position can depend on more; the table handles each dependency soundly:
+//!
+//! - **Simple ko** bans at most the moves that recreate the previous position; deeper nodes
+//!   only look back into the searched line. The key adds a hash of the legal-action set, so
+//!   an entry is exact for (state, ban).
+//! - **Positional superko** can ban a move because of any earlier position. Each result
+//!   carries a summary of its dependencies (`deps`): the earlier positions that banned a move
+//!   in its subtree (kept exactly), and an over-approximation of every position whose presence
+//!   in the history was tested there. An entry is reused only where the current history
+//!   agrees on all of them, so a reused result is the one a fresh search would return. This
+//!   keeps move-order transpositions (whose earlier positions differ) usable, which a key over
+//!   the whole history would not (the reference [`minimax`] does that, and finds few).
+//! - **The move cap** ends the game after a number of turns, which the state hash does not
+//!   hold. Each result carries the interval of turn counts at which its subtree is the same.
+//! - **Territory scoring** counts prisoners taken so far; entries are stored relative to them.
+//! - **Symmetry**: the eight images of a position share one entry, stored in a canonical
+//!   frame with its best action and dependencies mapped (`symmetry`).
+//!
+//! Under positional superko positions never repeat, and Loose games only add stones, so those
+//! games are finite without a cap (simple ko and Sligo can cycle and rely on the cap).
+//! [`Solution::capped`] tells whether any searched line reached the cap; if none did, the
+//! result is that of the uncapped game.
+//!
+//! # Checks
+//!
+//! [`minimax`] is the independent check: minimax over the engine's own game tree with no
+//! pruning, bounds or symmetry, memoised on the complete state including the history; it
+//! solves whole tiny games without a ko rule (Loose 3x3, Sligo 2x2 and 3x3) and small
+//! endgames with simple ko. The tests also compare the solver with itself without its table,
+//! and with published values for Go (2x2 +1, 3x3 +9, 4x4 +2).
+
+mod deps;
+mod reference;
+mod search;
+mod symmetry;
+mod table;
+
+use crate::domain::{FairKomi, KomiDomain};
+use crate::komi::{Eval, Evaluator};
+use hane_engine::rules::{Scoring, Variant};
+use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rules};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Instant;
+
+pub use reference::minimax;
+
+/// Solver settings.
+#[derive(Clone, Copy, Debug)]
+pub struct SolveOptions {
+    /// The transposition table holds `2^table_bits` entries (about 100 bytes each); 0 turns
+    /// the table off.
+    pub table_bits: u32,
+    /// Report progress every this many nodes.
+    pub progress_every: u64,
+    /// Give up after this many nodes.
+    pub node_limit: u64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions { table_bits: 20, progress_every: 1 << 20, node_limit: u64::MAX }
+    }
+}
+
+/// Search statistics, reported while solving and in the [`Solution`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Nodes visited (each call on a position, leaves and table hits included).
+    pub nodes: u64,
+    /// Positions answered by the transposition table.
+    pub table_hits: u64,
+    /// Table entries found for a position but not reused, because its history or turn count
+    /// differs in a way that could matter.
+    pub table_refused: u64,
+    /// Wall-clock seconds since the start.
+    pub seconds: f64,
+    /// The value is proven to be at least this (see [`crate::domain`] for the encoding).
+    pub lower: i32,
+    /// The value is proven to be at most this.
+    pub upper: i32,
+    /// The current search depth in plies (`u32::MAX`: to the end of every line).
+    pub depth: u32,
+}
+
+/// The exact result of a game under perfect play.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Solution {
+    /// The rules solved (komi set to 0).
+    pub rules: String,
+    /// The moves played before the solved position (empty: the empty board).
+    pub moves: Vec<String>,
+    /// Black's final count minus White's, without komi, under perfect score-maximising play.
+    pub margin: i32,
+    /// Who wins an equal count at the solution (`b`, `w`; `draw` where equal counts draw).
+    pub tie: String,
+    /// `4 * margin + tie`, the value searched (see [`crate::domain`]).
+    pub value: i32,
+    /// A best first action.
+    pub best: Option<String>,
+    /// The exact fair komi in the rule set's domain.
+    pub fair: FairKomi,
+    /// Whether some searched line ended at the move cap (then the cap is part of the result).
+    pub capped: bool,
+    /// Search statistics.
+    pub stats: Progress,
+}
+
+impl Solution {
+    /// The result of perfect play at komi `k`.
+    pub fn outcome_at(&self, k: Komi) -> Outcome {
+        match self.value.cmp(&(2 * k.0)) {
+            std::cmp::Ordering::Greater => Outcome::Black,
+            std::cmp::Ordering::Less => Outcome::White,
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    }
+}
+
+/// The exact solution as an evaluator: the lead is the margin minus komi, and Black's win
+/// probability is 1, 0.5 or 0.
+impl Evaluator for Solution {
+    fn eval(&mut self, k: Komi) -> Eval {
+        let win = match self.outcome_at(k) {
+            Outcome::Black => 1.0,
+            Outcome::Draw => 0.5,
+            Outcome::White => 0.0,
+        };
+        Eval { lead: f64::from(self.margin) - k.as_f64(), win }
+    }
+}
+
+/// Why no solution came out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SolveError {
+    /// A move before the position to solve is illegal.
+    Illegal(PlayError),
+    /// The node limit was reached; the statistics and bounds proven so far.
+    Unfinished(Progress),
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::Illegal(e) => write!(f, "illegal move before the position to solve: {e}"),
+            SolveError::Unfinished(p) => write!(
+                f,
+                "unsolved after {} nodes: the value lies in [{}, {}] (4 * margin + tie)",
+                p.nodes, p.lower, p.upper
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+/// Solves the game from the empty board.
+pub fn solve(
+    rules: &Rules,
+    options: &SolveOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution, SolveError> {
+    solve_after(rules, &[], options, progress)
+}
+
+/// Solves the game after the given moves from the empty board (the history matters for ko).
+pub fn solve_after(
+    rules: &Rules,
+    moves: &[Action],
+    options: &SolveOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution, SolveError> {
+    let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
+    let clock = Instant::now();
+    let mut search = search::Search::new(&start, &line, options, progress, clock);
+    let (value, best, capped) = search.run(&start).ok_or(SolveError::Unfinished(search.stats()))?;
+    let stats = search.stats();
+    let geo = start.geo();
+    Ok(Solution {
+        rules: start.rules().to_string(),
+        moves: moves.iter().map(|a| a.name(geo)).collect(),
+        margin: value.div_euclid(4) + i32::from(value.rem_euclid(4) == 3),
+        tie: match value.rem_euclid(4) {
+            1 => "b",
+            3 => "w",
+            _ => "draw",
+        }
+        .into(),
+        value,
+        best: best.map(|a| a.name(geo)),
+        fair: FairKomi::from_value(value, KomiDomain::of(rules)),
+        capped,
+        stats,
+    })
+}
+
+/// The rules with komi 0, and the state after `moves` with every position on the way.
+fn replay(rules: &Rules, moves: &[Action]) -> Result<(GameState, Vec<GameState>), PlayError> {
+    let mut r = *rules;
+    r.komi = Komi(0);
+    let mut g = GameState::new(r);
+    let mut line = Vec::with_capacity(moves.len());
+    for &a in moves {
+        line.push(g.clone());
+        g.play(a)?;
+    }
+    Ok((g, line))
+}
+
+/// The value of a finished game (komi 0): `4 * margin + tie`. Only Loose breaks ties: against
+/// the last placer, and against White if nobody placed (`RULES.md` §3).
+fn final_value(g: &GameState) -> i32 {
+    let s = g.score();
+    let margin = (s.black - s.white).round() as i32;
+    let tie = match (g.rules().variant, g.last_placer()) {
+        (Variant::Loose, Some(Color::Black)) => -1,
+        (Variant::Loose, _) => 1,
+        _ => 0,
+    };
+    debug_assert!(margin != 0 || s.winner == Outcome::Black || tie <= 0);
+    debug_assert!(margin != 0 || s.winner == Outcome::White || tie >= 0);
+    4 * margin + tie
+}
+
+/// A bound on the absolute value: every point Black's and ties Black's, plus, under
+/// territory scoring, every turn a capture of one stone.
+fn max_value(rules: &Rules) -> i32 {
+    let area = i32::from(rules.size) * i32::from(rules.size);
+    let prisoners = if rules.scoring == Scoring::Territory { rules.max_turns() as i32 } else { 0 };
+    4 * (area + prisoners) + i32::from(rules.variant == Variant::Loose)
+}

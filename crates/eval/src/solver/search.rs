@@ -1,0 +1,352 @@
+//! The alpha-beta search behind [`super::solve_after`].
+//!
+//! Every node returns proven bounds `lower <= value <= upper` (Black's value; fail-soft:
+//! a bound outside the window is all a cutoff proves). Under area scoring with pass-alive
+//! removal, Benson's analysis bounds every position ([`benson_bounds`]); there the search is
+//! depth-limited and deepened one ply at a time, a position at the horizon answering with its
+//! static bounds, so that short proofs are found before the long lines positional superko
+//! allows are walked. Elsewhere the search goes to the end of every line at once.
+//!
+//! The root value is found by bisection with null-window searches ("is the value at least
+//! x?"); the table carries what each search proved into the next. Within a node: the table
+//! first, then the best action the table remembers, a pass that ends the game, the other
+//! actions by how often they caused a cutoff so far (the history heuristic), and a pass last.
+
+use super::deps::{Deps, Step, Stones};
+use super::symmetry::Frames;
+use super::table::{Entry, Table};
+use super::{final_value, Progress, SolveOptions};
+use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
+use hane_engine::score::pass_alive;
+use hane_engine::{Action, Color, Game, GameState};
+use std::time::Instant;
+
+/// Proven bounds on a node's value, what they depend on, and the best action found.
+struct Node {
+    lower: i32,
+    upper: i32,
+    deps: Deps,
+    best: Option<Action>,
+}
+
+/// One search: the table, the current line's positions and the statistics.
+pub(super) struct Search<'a> {
+    table: Option<Table>,
+    frames: Frames,
+    /// Positions of the game so far, for positional superko (empty otherwise).
+    path: Vec<Stones>,
+    superko: bool,
+    simple_ko: bool,
+    /// Area scoring with pass-alive dead-stone removal: Benson bounds apply.
+    benson: bool,
+    territory: bool,
+    max_turns: u32,
+    max_value: i32,
+    /// Cutoffs caused per action index (the history heuristic).
+    history: Vec<u64>,
+    /// Benson bounds by board hash (direct-mapped).
+    benson_cache: Vec<(u64, i32, i32)>,
+    stats: Progress,
+    every: u64,
+    node_limit: u64,
+    progress: &'a mut dyn FnMut(Progress),
+    clock: Instant,
+}
+
+impl<'a> Search<'a> {
+    /// A search from `start`, reached through the positions `line`.
+    pub fn new(
+        start: &GameState,
+        line: &[GameState],
+        options: &SolveOptions,
+        progress: &'a mut dyn FnMut(Progress),
+        clock: Instant,
+    ) -> Search<'a> {
+        let rules = start.rules();
+        assert!(rules.size <= 8, "the solver handles boards of up to 8x8");
+        let superko = rules.ko == KoRule::Positional && rules.variant == Variant::Go;
+        let path = if superko {
+            line.iter().chain([start]).map(|g| Stones::of(g.board())).collect()
+        } else {
+            Vec::new()
+        };
+        Search {
+            table: (options.table_bits > 0).then(|| Table::new(options.table_bits)),
+            frames: Frames::new(start.geo()),
+            path,
+            superko,
+            simple_ko: rules.ko == KoRule::Simple,
+            benson: rules.variant == Variant::Go
+                && rules.scoring == Scoring::Area
+                && rules.dead == DeadStones::PassAlive,
+            territory: rules.scoring == Scoring::Territory,
+            max_turns: rules.max_turns(),
+            max_value: super::max_value(rules),
+            history: vec![0; start.action_space()],
+            benson_cache: vec![(0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
+            stats: Progress::default(),
+            every: options.progress_every.max(1),
+            node_limit: options.node_limit,
+            progress,
+            clock,
+        }
+    }
+
+    /// Solves `g`: its value, a best action and whether a searched line hit the cap; `None`
+    /// at the node limit.
+    pub fn run(&mut self, g: &GameState) -> Option<(i32, Option<Action>, bool)> {
+        let (mut lo, mut hi) = (-self.max_value, self.max_value);
+        let mut depth = if self.benson && std::env::var("FULL").is_err() { 1 } else { u32::MAX };
+        let mut best = None;
+        let mut capped = false;
+        let maximize = g.to_move() == Color::Black;
+        while lo < hi {
+            (self.stats.lower, self.stats.upper, self.stats.depth) = (lo, hi, depth);
+            // Is the value at least x?
+            let x = lo + (hi - lo + 1) / 2;
+            let node = self.search(g, x - 1, x, depth);
+            if self.stats.nodes > self.node_limit {
+                self.stats.seconds = self.clock.elapsed().as_secs_f64();
+                return None;
+            }
+            capped |= node.deps.capped;
+            if maximize && node.lower >= x || !maximize && node.upper < x {
+                best = node.best;
+            }
+            lo = lo.max(node.lower);
+            hi = hi.min(node.upper);
+            if node.lower < x && node.upper >= x {
+                let inc: u32 = std::env::var("INC").ok().map_or(4, |v| v.parse().unwrap());
+                depth = depth.saturating_add(inc);
+            }
+        }
+        self.stats.seconds = self.clock.elapsed().as_secs_f64();
+        (self.stats.lower, self.stats.upper) = (lo, hi);
+        Some((lo, best, capped))
+    }
+
+    /// The statistics so far.
+    pub fn stats(&self) -> Progress {
+        self.stats
+    }
+
+    /// Prisoners so far in value units (territory scoring counts them; area scoring not).
+    fn offset(&self, g: &GameState) -> i32 {
+        if self.territory {
+            4 * (g.captured(Color::White) as i32 - g.captured(Color::Black) as i32)
+        } else {
+            0
+        }
+    }
+
+    /// [`benson_bounds`], cached.
+    fn benson_bounds(&mut self, g: &GameState) -> (i32, i32) {
+        let h = g.board().hash();
+        let slot = h as usize & (self.benson_cache.len() - 1);
+        let (key, lower, upper) = self.benson_cache[slot];
+        if key == h && h != 0 {
+            return (lower, upper);
+        }
+        let (lower, upper) = benson_bounds(g);
+        self.benson_cache[slot] = (h, lower, upper);
+        (lower, upper)
+    }
+
+    fn count_node(&mut self) {
+        self.stats.nodes += 1;
+        if self.stats.nodes % self.every == 0 {
+            self.stats.seconds = self.clock.elapsed().as_secs_f64();
+            (self.progress)(self.stats);
+        }
+    }
+
+    /// Bounds on the value of `g`, searched `depth` plies deep: decisive for the window
+    /// `alpha..beta` (exact inside it, or beyond one end) unless the horizon intervened.
+    fn search(&mut self, g: &GameState, mut alpha: i32, mut beta: i32, depth: u32) -> Node {
+        self.count_node();
+        if self.stats.nodes > self.node_limit {
+            // Giving up: trivial bounds are true and end the search quickly.
+            return Node { lower: -self.max_value, upper: self.max_value, deps: Deps::none(), best: None };
+        }
+        if g.is_over() {
+            let v = final_value(g);
+            return Node { lower: v, upper: v, deps: Deps::leaf(g.passes(), g.turns()), best: None };
+        }
+        let (floor, ceiling) =
+            if self.benson { self.benson_bounds(g) } else { (-self.max_value, self.max_value) };
+        if floor >= beta || ceiling <= alpha || floor == ceiling {
+            return Node { lower: floor, upper: ceiling, deps: Deps::none(), best: None };
+        }
+        let mut actions = legal_actions(g);
+        let offset = self.offset(g);
+        let stones = Stones::of(g.board());
+        let frame = self.frames.canonical(stones);
+        // A ko ban shows in the legal set, and nothing deeper looks further back.
+        let key = self.frames.key(g, stones, frame, self.simple_ko.then_some(&actions[..]));
+        let frames = &self.frames;
+        let from_canonical = |m| frames.map(frame.inverse(), m);
+        let mut hint = None;
+        if let Some(table) = &self.table {
+            for e in table.get(key) {
+                let best = frames.action_from(frame, e.best);
+                if !e.holds(g.turns(), &self.path, from_canonical) {
+                    self.stats.table_refused += 1;
+                    hint = hint.or(best);
+                    continue;
+                }
+                let lower = (e.lower + offset).max(floor);
+                let upper = (e.upper + offset).min(ceiling);
+                // A depth-limited search would not tighten bounds from as deep a search.
+                let deep = self.benson && e.depth >= depth;
+                if lower >= beta || upper <= alpha || lower == upper || deep {
+                    self.stats.table_hits += 1;
+                    return Node { lower, upper, deps: e.deps(from_canonical), best };
+                }
+                hint = best.or(hint);
+            }
+        }
+        if depth == 0 {
+            return Node { lower: floor, upper: ceiling, deps: Deps::none(), best: None };
+        }
+        let pass_ends = g.passes() == 1;
+        let history = &self.history;
+        actions.sort_by_key(|a| {
+            let i = g.action_index(*a);
+            match a {
+                _ if Some(*a) == hint => (0, 0),
+                Action::Pass if pass_ends => (1, 0),
+                Action::Pass => (3, 0),
+                _ => (2, u64::MAX - history[i]),
+            }
+        });
+
+        let start_nodes = self.stats.nodes;
+        let mut deps = Deps::inner(self.max_turns);
+        let root = self.superko.then_some(stones);
+        if let Some(root) = root {
+            probe_bans(g, &actions, root, &mut deps);
+        }
+        let maximize = g.to_move() == Color::Black;
+        // The best bound proven so far for the mover, and the best the others could give.
+        let (mut lower, mut upper) =
+            if maximize { (-self.max_value, -self.max_value) } else { (self.max_value, self.max_value) };
+        let mut best = None;
+        let total = actions.len();
+        let mut searched = 0;
+        for a in actions {
+            let mut child = g.clone();
+            child.play_unchecked(a);
+            let step = match (a, root) {
+                (Action::NoSlide | Action::Slide(..), _) => Step::Within,
+                (Action::Place(p), Some(parent)) => {
+                    Step::Place { at: g.geo().dense(p), parent, child: Stones::of(child.board()) }
+                }
+                _ => Step::Turn,
+            };
+            if self.superko {
+                let stones = match step {
+                    Step::Place { child, .. } => child,
+                    _ => root.expect("root position"),
+                };
+                self.path.push(stones);
+            }
+            let sub = self.search(&child, alpha, beta, depth - 1);
+            if self.superko {
+                self.path.pop();
+            }
+            searched += 1;
+            deps.add_child(&sub.deps, &step);
+            if let Step::Place { parent, child, .. } = step {
+                deps.add_probe(parent, child);
+            }
+            if maximize {
+                if sub.lower > lower || best.is_none() {
+                    best = Some(a);
+                }
+                lower = lower.max(sub.lower);
+                upper = upper.max(sub.upper);
+                alpha = alpha.max(sub.lower);
+            } else {
+                if sub.upper < upper || best.is_none() {
+                    best = Some(a);
+                }
+                upper = upper.min(sub.upper);
+                lower = lower.min(sub.lower);
+                beta = beta.min(sub.upper);
+            }
+            if alpha >= beta {
+                self.history[g.action_index(a)] += 1;
+                break;
+            }
+        }
+        // Actions not searched could be better for the mover: only the static bound holds.
+        if searched < total {
+            if maximize {
+                upper = ceiling;
+            } else {
+                lower = floor;
+            }
+        }
+        let (lower, upper) = (lower.max(floor), upper.min(ceiling));
+
+        if let Some(table) = &mut self.table {
+            let index = best.map_or(u16::MAX, |a| self.frames.action_index(g, frame, a));
+            let work = self.stats.nodes - start_nodes;
+            let bounds = (lower - offset, upper - offset);
+            let frames = &self.frames;
+            let stored = deps.mapped(|m| frames.map(frame, m));
+            if let Some(e) = Entry::new(key, bounds, index, depth, work, &stored) {
+                table.put(e);
+            }
+        }
+        Node { lower, upper, deps, best }
+    }
+}
+
+/// The legal actions of `g`, as [`Game::legal_actions`] lists them. For Go the placements are
+/// tested with [`GameState::placement_is_legal`], which skips the error messages the engine's
+/// list builds for every refused point.
+fn legal_actions(g: &GameState) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if g.rules().variant == Variant::Go {
+        actions.extend(g.board().empties().filter(|&p| g.placement_is_legal(p)).map(Action::Place));
+        actions.push(Action::Pass);
+    } else {
+        g.legal_actions(&mut actions);
+    }
+    actions
+}
+
+/// Records, under positional superko, the placements banned because their position occurred
+/// before: each is a probe answered "yes".
+fn probe_bans(g: &GameState, legal: &[Action], root: Stones, deps: &mut Deps) {
+    let b = g.board();
+    let c = g.to_move();
+    for p in b.empties() {
+        if legal.contains(&Action::Place(p)) || (!g.rules().suicide && !b.go_legal_no_suicide(p, c)) {
+            continue;
+        }
+        let mut q = b.clone();
+        q.play_go(p, c);
+        let q = Stones::of(&q);
+        deps.add_probe(root, q);
+        deps.add_found(q);
+    }
+}
+
+/// Bounds on the value from Benson's pass-alive analysis, for area scoring that removes stones
+/// inside pass-alive territory. If Black passes from now on, its pass-alive chains survive and
+/// its pass-alive territory stays so (only its own moves could spoil either), and at the end
+/// the stones there are removed: Black counts at least its pass-alive area `a_b`, so White at
+/// most `N² - a_b`; likewise for White. Hence `2 a_b - N² <= margin <= N² - 2 a_w`, whatever
+/// the history or turn count.
+fn benson_bounds(g: &GameState) -> (i32, i32) {
+    let b = g.board();
+    let geo = b.geo();
+    let area = |c| {
+        let pa = pass_alive(b, c);
+        geo.points().filter(|&p| pa.stones.contains(p) || pa.territory.contains(p)).count() as i32
+    };
+    let n = geo.area() as i32;
+    (4 * (2 * area(Color::Black) - n), 4 * (n - 2 * area(Color::White)))
+}

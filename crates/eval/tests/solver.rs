@@ -1,0 +1,167 @@
+//! The exact solver against published results, against itself without its table, and against
+//! the reference minimax (`hane_eval::solver::minimax`), which shares only the rules and the
+//! count.
+//! Slow sizes are `#[ignore]`d with their measured times; run them with
+//! `cargo test --release -p hane-eval -- --ignored`.
+
+use hane_engine::rng::Rng;
+use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
+use hane_eval::solver::{minimax, solve, solve_after, Solution, SolveOptions};
+
+fn rules(s: &str) -> Rules {
+    s.parse().unwrap()
+}
+
+fn options(table_bits: u32) -> SolveOptions {
+    SolveOptions { table_bits, progress_every: 1 << 16, node_limit: u64::MAX }
+}
+
+fn solved(r: &str) -> Solution {
+    let mut reports = 0;
+    let s = solve(&rules(r), &options(18), &mut |_| reports += 1).unwrap();
+    assert_eq!(reports, s.stats.nodes / (1 << 16), "one progress report per 2^16 nodes");
+    s
+}
+
+/// `n` random legal actions from the empty board (passes only when nothing else is legal, and
+/// never the second of two passes), or `None` if the game ended.
+fn opening(r: &Rules, n: usize, rng: &mut Rng) -> Option<Vec<Action>> {
+    let mut g = GameState::new(*r);
+    let mut line = Vec::new();
+    for _ in 0..n {
+        let mut actions = Vec::new();
+        g.legal_actions(&mut actions);
+        let moves: Vec<Action> = actions.iter().copied().filter(|a| *a != Action::Pass).collect();
+        let a = if moves.is_empty() { Action::Pass } else { moves[rng.below(moves.len())] };
+        g.play(a).unwrap();
+        line.push(a);
+        if g.is_over() || g.passes() > 0 {
+            return None;
+        }
+    }
+    Some(line)
+}
+
+#[test]
+fn go_3x3_is_black_by_9() {
+    // Published: Black wins 3x3 Go by 9 under area scoring (the whole board).
+    for r in ["ttakji,size=3,cap=none", "ttakji,size=3"] {
+        let s = solved(r);
+        assert_eq!((s.margin, s.value, s.best.as_deref()), (9, 36, Some("B2")), "{r}: {s:?}");
+        assert_eq!(s.fair.draw, Some(9.0));
+        assert!(!s.capped, "the move cap must not matter");
+        assert_eq!(s.outcome_at(Komi(17)), Outcome::Black);
+        assert_eq!(s.outcome_at(Komi(19)), Outcome::White);
+    }
+}
+
+#[test]
+#[ignore = "about 20 minutes on one core of the development machine"]
+fn go_4x4_is_black_by_2() {
+    // Published: Black wins 4x4 Go by 2 under area scoring.
+    let s = solve(&rules("ttakji,size=4,cap=none"), &options(24), &mut |p| eprintln!("{p:?}")).unwrap();
+    eprintln!("{}", serde_json::to_string(&s).unwrap());
+    assert_eq!((s.margin, s.fair.draw), (2, Some(2.0)));
+    assert!(!s.capped);
+}
+
+#[test]
+fn go_2x2_is_black_by_1() {
+    // Published (Bill Taylor, Sensei's Library "2x2 board"): perfect play under area scoring
+    // with superko gives Black 1 point.
+    for r in ["ttakji,size=2,cap=none", "tromp-taylor,size=2"] {
+        let s = solved(r);
+        assert_eq!((s.margin, s.fair.draw, s.capped), (1, Some(1.0), false), "{r}: {s:?}");
+    }
+}
+
+#[test]
+fn the_table_changes_nothing_after_random_openings() {
+    // The table (with its superko, ko, cap and prisoner bookkeeping and symmetry) against the
+    // same search without it, from positions with captures and ko fights.
+    let mut rng = Rng::new(7);
+    let limited = SolveOptions { node_limit: 1_000_000, ..options(0) };
+    for (r, plies, runs) in [
+        ("ttakji,size=3,cap=none", 7, 12),
+        ("ttakji,size=3,cap=none", 5, 6),
+        ("ttakji,size=2,cap=none", 2, 12),
+        ("tromp-taylor,size=2", 3, 12),
+        ("brainking,size=2,cap=16", 3, 8),
+        ("chinese,size=2,cap=20", 2, 8),
+        ("sligo,size=2", 2, 8),
+        ("loose,size=3", 3, 8),
+    ] {
+        let r = rules(r);
+        let (mut done, mut tries) = (0, 0);
+        while done < runs {
+            tries += 1;
+            assert!(tries < 20 * runs, "{r}: too few openings small enough without a table");
+            let Some(line) = opening(&r, plies, &mut rng) else { continue };
+            let Ok(without) = solve_after(&r, &line, &limited, &mut |_| ()) else { continue };
+            let with = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap();
+            assert_eq!(with.value, without.value, "{r} after {:?}", with.moves);
+            done += 1;
+        }
+    }
+}
+
+#[test]
+fn reference_minimax_agrees_after_openings() {
+    // Positional superko trees are too large for the reference, even on 2x2 (it keys on the
+    // whole history); simple ko and the cap are checked here, no ko rule from the empty board.
+    let mut rng = Rng::new(11);
+    for (r, plies, runs) in
+        [("brainking,size=2,cap=12", 2, 6), ("chinese,size=2,cap=12", 2, 6), ("loose,size=5", 16, 4)]
+    {
+        let r = rules(r);
+        let (mut done, mut tries) = (0, 0);
+        while done < runs {
+            tries += 1;
+            assert!(tries < 20 * runs, "{r}: too few openings small enough for the reference");
+            let Some(line) = opening(&r, plies, &mut rng) else { continue };
+            let Some(plain) = minimax(&r, &line, 1_000_000).unwrap() else { continue };
+            let s = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap();
+            assert_eq!(s.value, plain, "{r} after {:?}", s.moves);
+            done += 1;
+        }
+    }
+}
+
+#[test]
+fn reference_minimax_agrees_from_the_empty_board() {
+    for r in ["sligo,size=2", "loose,size=3"] {
+        let plain = minimax(&rules(r), &[], u64::MAX).unwrap();
+        assert_eq!(plain, Some(solved(r).value), "{r}");
+    }
+}
+
+#[test]
+#[ignore = "the reference takes about 50 s"]
+fn reference_minimax_agrees_on_sligo_3x3() {
+    let plain = minimax(&rules("sligo,size=3"), &[], u64::MAX).unwrap();
+    assert_eq!(plain, Some(solved("sligo,size=3").value));
+}
+
+#[test]
+fn loose_3x3() {
+    // Black +8 with equal counts going to White (Black places last): at komi 6 Black wins, at
+    // komi 8 the tie goes to White.
+    let s = solved("loose,size=3");
+    assert_eq!((s.margin, s.tie.as_str(), s.value), (8, "w", 31), "{s:?}");
+    assert_eq!((s.fair.black_wins_up_to, s.fair.white_wins_from, s.fair.draw), (6.0, 8.0, None));
+}
+
+#[test]
+fn sligo_2x2_and_3x3() {
+    let s = solved("sligo,size=2");
+    assert_eq!((s.margin, s.fair.draw), (-1, Some(-1.0)), "{s:?}");
+    let s = solved("sligo,size=3");
+    assert_eq!((s.margin, s.fair.draw), (9, Some(9.0)), "{s:?}");
+}
+
+#[test]
+fn solutions_serialise() {
+    let s = solved("ttakji,size=2,cap=none");
+    let back: Solution = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(back, s);
+}

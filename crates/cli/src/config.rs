@@ -1,4 +1,4 @@
-//! Config files: TOML with one table per job (`[selfplay]`, `[train]`).
+//! Config files: TOML with one table per job (`[selfplay]`, `[train]`, `[loop]`).
 //! Every key is optional and has a default; an unknown key or a bad value is an error that
 //! names the file, the key and what is allowed.
 
@@ -8,13 +8,64 @@ use serde::Deserialize;
 use std::path::Path;
 
 /// The whole file.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConfigFile {
     /// Self-play settings.
     pub selfplay: SelfplayConfig,
     /// Trainer settings.
     pub train: hane_train::TrainConfig,
+    /// `hane loop` settings.
+    #[serde(rename = "loop")]
+    pub pipeline: LoopConfig,
+}
+
+/// How `hane loop` runs its generations. `[train] steps` is the number of training steps per
+/// generation; self-play and training keep their own tables.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopConfig {
+    /// Generations to run (a rerun with a larger number continues the run).
+    pub generations: u32,
+    /// Self-play games per generation.
+    pub games: u64,
+    /// Games of each gating match (candidate against the current best).
+    pub gate_games: u32,
+    /// The candidate is accepted with a score of at least this fraction of the gate games.
+    pub gate_threshold: f64,
+    /// Search visits per move in gating matches.
+    pub gate_visits: u32,
+    /// Random opening turns of each pair of gating games.
+    pub gate_opening_turns: u32,
+    /// Visits of each search from the empty board in the komi estimate (0: no estimate).
+    pub komi_visits: u32,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            generations: 4,
+            games: 200,
+            gate_games: 40,
+            gate_threshold: 0.55,
+            gate_visits: 32,
+            gate_opening_turns: 2,
+            komi_visits: 400,
+        }
+    }
+}
+
+impl LoopConfig {
+    /// Checks ranges; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.generations == 0 || self.games == 0 || self.gate_games == 0 || self.gate_visits == 0 {
+            return Err("generations, games, gate_games and gate_visits must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.gate_threshold) {
+            return Err(format!("gate_threshold = {}: allowed 0.0..=1.0", self.gate_threshold));
+        }
+        Ok(())
+    }
 }
 
 /// Reads and validates a config file.
@@ -29,6 +80,7 @@ pub fn parse(text: &str) -> Result<ConfigFile, String> {
     let cfg: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
     cfg.selfplay.validate().map_err(|e| format!("[selfplay] {e}"))?;
     cfg.train.validate().map_err(|e| format!("[train] {e}"))?;
+    cfg.pipeline.validate().map_err(|e| format!("[loop] {e}"))?;
     Ok(cfg)
 }
 
@@ -60,5 +112,9 @@ mod tests {
         assert!(e.contains("threads"), "{e}");
         let e = parse("[sefplay]\n").unwrap_err();
         assert!(e.contains("sefplay"), "{e}");
+        let e = parse("[loop]\ngate_threshold = 1.5\n").unwrap_err();
+        assert!(e.contains("[loop]") && e.contains("gate_threshold"), "{e}");
+        let e = parse("[loop]\ngenerashuns = 2\n").unwrap_err();
+        assert!(e.contains("generashuns") && e.contains("gate_games"), "{e}");
     }
 }

@@ -5,6 +5,14 @@
 //! hane's notation (Sligo `E5>F6+D4`), `hane-genmove COLOR` answers in that notation, and
 //! `hane-score` prints the "if the game ended now" score. A malformed or illegal command gets a
 //! GTP error response; the engine never exits on input.
+//!
+//! The search evaluates positions with random rollouts, or with a net from `--model
+//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays one rule set and board
+//! size, the one of `--rules` (checked when it is loaded: a bad or foreign checkpoint ends
+//! the command with exit code 2 and a message naming the file); a `boardsize`,
+//! `hane-rules` or `loadsgf` that would change the game gets an error response saying which
+//! rules the net plays, and the engine keeps its state. Komi (an input of the net) and the
+//! turn cap may change freely.
 
 use crate::notation::{play_turn, turn_name};
 use crate::Failure;
@@ -14,6 +22,7 @@ use hane_engine::sgf::SgfGame;
 use hane_engine::{Action, Color, Game, GameState, Point, Rules};
 use hane_mcts::{Evaluator, RolloutEvaluator, Search, SearchConfig};
 use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `hane gtp`.
 #[derive(clap::Args)]
@@ -30,6 +39,10 @@ pub struct Args {
     /// Seed of the search.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// A checkpoint (.safetensors from `hane train`) for the rules of --rules, to evaluate
+    /// positions with instead of random rollouts.
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 const COMMANDS: &[&str] = &[
@@ -61,14 +74,85 @@ const COMMANDS: &[&str] = &[
     "hane-score",
 ];
 
+/// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
+/// shared by `hane gtp` and `hane play`.
+pub struct Brain {
+    evaluator: Box<dyn Evaluator<GameState>>,
+    /// The rule set of the loaded net, if any: the only game it can evaluate.
+    net: Option<Rules>,
+    visits: u32,
+    seed: u64,
+}
+
+impl Brain {
+    /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
+    /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
+    /// does not load or fit is an input error naming the file.
+    pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Failure> {
+        let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
+            Some(path) => {
+                let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
+                    .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?;
+                (Box::new(ev), Some(rules))
+            }
+            None => (Box::new(RolloutEvaluator::new(seed)), None),
+        };
+        Ok(Brain { evaluator, net, visits, seed })
+    }
+
+    /// An error message unless this brain can play games under `rules` (always, without a
+    /// net; with a net, the same game as the net's, komi and turn cap aside).
+    pub fn check_rules(&self, rules: &Rules) -> Result<(), String> {
+        match self.net {
+            Some(net) if !hane_nn::same_game(&net, rules) => Err(format!(
+                "the loaded net plays only {net} (komi and the turn cap may change), not {rules}"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Searches and plays on `game` one whole turn of the side to move (two decisions for a
+    /// Sligo turn), returning its actions; nothing when the game is over. With `cleanup`
+    /// (Go), it does not pass while the opponent still has dead stones on the board.
+    pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, String> {
+        let c = game.to_move();
+        let mut next = game.clone();
+        let cfg = SearchConfig::for_board(next.geo().size());
+        let mut actions = Vec::new();
+        while !next.is_over() && (actions.is_empty() || next.to_move() == c) {
+            let mut search = Search::new(next.clone(), cfg, self.seed ^ u64::from(next.turns()));
+            search.run(&mut self.evaluator, self.visits, 8);
+            let mut a = search.select_action(0.0);
+            // Cleanup phase: do not pass while the opponent still has stones that are dead.
+            if cleanup && a == Action::Pass && next.rules().variant == Variant::Go {
+                let b = next.board();
+                let dead = dead_stones(&next, b);
+                let opp_dead = next.geo().points().any(|p| dead.contains(p) && b.color(p) == Some(c.opp()));
+                if opp_dead {
+                    if let Some(best) = search
+                        .root_children()
+                        .into_iter()
+                        .filter(|s| s.action != Action::Pass)
+                        .max_by_key(|s| s.visits)
+                    {
+                        a = best.action;
+                    }
+                }
+            }
+            actions.push(a);
+            next.play(a).map_err(|e| e.to_string())?;
+        }
+        *game = next;
+        Ok(actions)
+    }
+}
+
 /// The engine state between commands.
 pub struct Engine {
     rules: Rules,
     game: GameState,
     history: Vec<GameState>,
-    visits: u32,
-    seed: u64,
-    evaluator: Box<dyn Evaluator<GameState>>,
+    brain: Brain,
 }
 
 /// Outcome of one command: a response, or a request to quit after responding.
@@ -82,9 +166,17 @@ pub enum Reply {
 }
 
 impl Engine {
-    /// A new engine.
-    pub fn new(rules: Rules, visits: u32, seed: u64, evaluator: Box<dyn Evaluator<GameState>>) -> Engine {
-        Engine { rules, game: GameState::new(rules), history: Vec::new(), visits, seed, evaluator }
+    /// A new engine playing `rules` with `brain`.
+    pub fn new(rules: Rules, brain: Brain) -> Engine {
+        Engine { rules, game: GameState::new(rules), history: Vec::new(), brain }
+    }
+
+    /// Switches to `rules` (a new game) unless the brain's net cannot play them.
+    fn set_rules(&mut self, rules: Rules) -> Result<(), String> {
+        self.brain.check_rules(&rules)?;
+        self.rules = rules;
+        self.reset();
+        Ok(())
     }
 
     fn reset(&mut self) {
@@ -118,37 +210,9 @@ impl Engine {
             return Ok("pass".into());
         }
         let before = self.game.clone();
-        let cfg = SearchConfig::for_board(self.game.geo().size());
-        let mut text = Vec::new();
-        loop {
-            let mut search = Search::new(self.game.clone(), cfg, self.seed ^ u64::from(self.game.turns()));
-            search.run(&mut self.evaluator, self.visits, 8);
-            let mut a = search.select_action(0.0);
-            // Cleanup phase: do not pass while the opponent still has stones that are dead.
-            if cleanup && a == Action::Pass && self.rules.variant == Variant::Go {
-                let b = self.game.board();
-                let dead = dead_stones(&self.game, b);
-                let opp_dead =
-                    self.game.geo().points().any(|p| dead.contains(p) && b.color(p) == Some(c.opp()));
-                if opp_dead {
-                    if let Some(best) = search
-                        .root_children()
-                        .into_iter()
-                        .filter(|s| s.action != Action::Pass)
-                        .max_by_key(|s| s.visits)
-                    {
-                        a = best.action;
-                    }
-                }
-            }
-            text.push(a);
-            self.game.play(a).map_err(|e| e.to_string())?;
-            if self.game.to_move() != c || self.game.is_over() {
-                break;
-            }
-        }
+        let actions = self.brain.play_turn(&mut self.game, cleanup)?;
         self.history.push(before.clone());
-        Ok(turn_name(&before, &text))
+        Ok(turn_name(&before, &actions))
     }
 
     fn final_score(&self) -> String {
@@ -223,8 +287,7 @@ impl Engine {
                 } else {
                     r.validate().map_err(|e| format!("unacceptable size: {e}"))?;
                 }
-                self.rules = r;
-                self.reset();
+                self.set_rules(r)?;
                 String::new()
             }
             "clear_board" => {
@@ -239,9 +302,8 @@ impl Engine {
                 let mut r = self.rules;
                 r.komi = Komi::from_f64(k).ok_or("komi must be a multiple of 0.5")?;
                 r.validate().map_err(|e| e.to_string())?;
-                self.rules = r;
                 let moves = self.history.len();
-                self.reset();
+                self.set_rules(r)?;
                 if moves > 0 {
                     return Err("komi changed: board cleared".into());
                 }
@@ -270,7 +332,8 @@ impl Engine {
                 self.game = self.history.pop().ok_or("cannot undo")?;
                 String::new()
             }
-            "showboard" => format!("\n{}", self.game),
+            // The board ends with a newline: trimmed, as a response holds no empty line.
+            "showboard" => format!("\n{}", self.game.to_string().trim_end()),
             "final_score" => self.final_score(),
             "hane-score" => {
                 let s = self.game.score();
@@ -331,6 +394,7 @@ impl Engine {
                     history.push(game.clone());
                     t.play(&mut game).map_err(|e| e.to_string())?;
                 }
+                self.brain.check_rules(&sgf.rules)?;
                 self.rules = sgf.rules;
                 self.game = game;
                 self.history = history;
@@ -338,8 +402,7 @@ impl Engine {
             }
             "hane-rules" => {
                 let spec = args.first().ok_or("syntax error: hane-rules needs a rule set")?;
-                self.rules = spec.parse::<Rules>().map_err(|e| e.to_string())?;
-                self.reset();
+                self.set_rules(spec.parse::<Rules>().map_err(|e| e.to_string())?)?;
                 String::new()
             }
             _ => return Err("unknown command".into()),
@@ -361,7 +424,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(Failure::input(format!("--level {other:?}: allowed: easy, normal, hard")))
         }
     };
-    let mut engine = Engine::new(rules, visits, a.seed, Box::new(RolloutEvaluator::new(a.seed)));
+    let mut engine = Engine::new(rules, Brain::new(a.model.as_deref(), rules, visits, a.seed)?);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {

@@ -7,10 +7,17 @@
 mod bench;
 mod config;
 mod gtp;
+mod komi_cmd;
+mod match_cmd;
 mod notation;
 mod perft_cmd;
+mod pipeline;
+mod play;
+mod players;
 mod replay;
+mod rules_args;
 mod selfplay_cmd;
+mod solve_cmd;
 mod train_cmd;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +43,16 @@ enum Command {
     Train(train_cmd::Args),
     /// Run a GTP engine on stdin/stdout (for GUIs and match runners).
     Gtp(gtp::Args),
+    /// Play against hane in the terminal (any rule set).
+    Play(play::Args),
+    /// Run generations of self-play, training and gating, with Elo and komi (resumable).
+    Loop(pipeline::Args),
+    /// A match between two players (nets, GNU Go, GTP engines), with Elo.
+    Match(match_cmd::Args),
+    /// Estimate the fair komi of a rule set (KataGo's method, plus a self-play sweep).
+    Komi(komi_cmd::Args),
+    /// Solve a tiny board exactly (minimax score and exact fair komi).
+    Solve(solve_cmd::Args),
     /// Benchmarks.
     Bench(bench::Args),
 }
@@ -70,6 +87,11 @@ fn main() -> ExitCode {
         Command::Selfplay(a) => selfplay_cmd::run_cmd(a),
         Command::Train(a) => train_cmd::run(a),
         Command::Gtp(a) => gtp::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Loop(a) => pipeline::run(a),
+        Command::Match(a) => match_cmd::run(a),
+        Command::Komi(a) => komi_cmd::run(a),
+        Command::Solve(a) => solve_cmd::run(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

@@ -1,25 +1,17 @@
 //! `hane replay`: play a move list (or an SGF file) and print the resulting position as JSON.
 
 use crate::notation::{legal_turns, play_turn};
+use crate::rules_args::RulesArgs;
 use crate::Failure;
-use hane_engine::rules::Komi;
 use hane_engine::sgf::SgfGame;
-use hane_engine::{Game, GameState, Rules};
+use hane_engine::{Game, GameState};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Rule set: a preset name (ttakji, brainking, loose, sligo, chinese, japanese,
-    /// tromp-taylor), optionally followed by ,key=value overrides.
-    #[arg(long, default_value = "ttakji")]
-    rules: String,
-    /// Board size (default: 9).
-    #[arg(long)]
-    size: Option<u8>,
-    /// Komi for White (default: the rule set's).
-    #[arg(long, allow_hyphen_values = true)]
-    komi: Option<f64>,
+    #[command(flatten)]
+    rules: RulesArgs,
     /// Replay this SGF file instead of a move list (its RU, SZ and KM set the rules;
     /// --rules, --size and --komi are then not allowed).
     #[arg(long, conflicts_with_all = ["size", "komi", "moves"])]
@@ -45,17 +37,7 @@ fn from_sgf(path: &Path) -> Result<GameState, Failure> {
 }
 
 fn from_moves(a: &Args) -> Result<GameState, Failure> {
-    let mut spec = a.rules.clone();
-    if let Some(n) = a.size {
-        spec.push_str(&format!(",size={n}"));
-    }
-    let mut rules: Rules = spec.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
-    if let Some(k) = a.komi {
-        rules.komi =
-            Komi::from_f64(k).ok_or_else(|| Failure::input(format!("--komi {k}: not a multiple of 0.5")))?;
-        rules.validate().map_err(|e| Failure::input(format!("--komi: {e}")))?;
-    }
-    let mut g = GameState::new(rules);
+    let mut g = GameState::new(a.rules.rules()?);
     for (i, m) in a.moves.iter().enumerate() {
         play_turn(&mut g, m).map_err(|e| Failure::input(format!("move {} ({m}): {e}", i + 1)))?;
     }

@@ -6,9 +6,9 @@ use crate::config;
 use crate::Failure;
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
-use hane_selfplay::{run, Progress};
+use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,27 +46,18 @@ pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Resul
     }))
 }
 
-/// The evaluator named on the command line.
-pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
-    match name {
-        "uniform" => Ok(Box::new(|| Box::new(UniformEvaluator))),
-        "rollout" => Ok(Box::new(move || Box::new(RolloutEvaluator::new(seed)))),
-        _ => Err(Failure::input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
-    }
-}
-
-pub fn run_cmd(a: Args) -> Result<(), Failure> {
-    let cfg = config::load(&a.config)?.selfplay;
-    let (fac, source) = match &a.model {
-        Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
-        None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
-    };
+/// Runs self-play with a progress bar of finished games (moves/s and rows in its message);
+/// `stop` ends it early, keeping every finished game.
+pub fn play_with_bar(
+    cfg: &SelfplayConfig,
+    games: u64,
+    out: &Path,
+    fac: EvaluatorFactory,
+    source: &str,
+    stop: Arc<AtomicBool>,
+) -> Result<RunSummary, Failure> {
     let progress = Arc::new(Progress::default());
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
-        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
-    let bar = ProgressBar::new(a.games);
+    let bar = ProgressBar::new(games);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}]")
             .expect("template"),
@@ -88,11 +79,33 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
             std::thread::sleep(Duration::from_millis(250));
         }
     });
-    let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop);
+    let result = run(cfg, games, out, fac, source, progress, stop);
     done.store(true, Ordering::Relaxed);
     let _ = ticker.join();
     bar.finish_and_clear();
-    let s = result.map_err(|e| Failure { code: 1, message: e })?;
+    result.map_err(|e| Failure { code: 1, message: e })
+}
+
+/// The evaluator named on the command line.
+pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
+    match name {
+        "uniform" => Ok(Box::new(|| Box::new(UniformEvaluator))),
+        "rollout" => Ok(Box::new(move || Box::new(RolloutEvaluator::new(seed)))),
+        _ => Err(Failure::input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
+    }
+}
+
+pub fn run_cmd(a: Args) -> Result<(), Failure> {
+    let cfg = config::load(&a.config)?.selfplay;
+    let (fac, source) = match &a.model {
+        Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
+        None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
+        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let s = play_with_bar(&cfg, a.games, &a.out, fac, &source, stop)?;
     println!(
         "{} games ({} already done), {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
         s.games,

@@ -1,11 +1,18 @@
 //! `hane gtp` driven through a scripted session, bad input included.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn session(script: &str) -> Vec<String> {
+    session_with(&[], script)
+}
+
+/// The replies of `hane gtp --visits 16 EXTRA...` to `script`.
+fn session_with(extra: &[&str], script: &str) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
         .args(["gtp", "--visits", "16"])
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -88,4 +95,74 @@ fn scripted_game_with_bad_input() {
     assert_eq!(r[28], "= true");
     assert_eq!(r[29], "=");
     assert_eq!(r.len(), 30, "nothing after quit");
+}
+
+/// Writes an untrained checkpoint of a tiny net for `rules` (no training: the test only
+/// needs a net that loads and evaluates).
+fn tiny_checkpoint(rules: &str, path: &Path) {
+    use hane_nn::{tch::Device, NetConfig, NetShape, Network};
+    let rules: hane_engine::Rules = rules.parse().unwrap();
+    let shape = NetShape {
+        blocks: 1,
+        channels: 8,
+        pool_channels: 4,
+        head_channels: 4,
+        value_channels: 4,
+        pool_every: 1,
+    };
+    Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap().save(path, &rules).unwrap();
+}
+
+#[test]
+fn a_net_plays_its_own_rules_only() {
+    let dir = std::env::temp_dir().join(format!("hane-gtp-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("tiny.safetensors");
+    tiny_checkpoint("ttakji,size=5", &model);
+    let m = model.to_str().unwrap();
+    let r = session_with(
+        &["--rules", "ttakji,size=5", "--model", m],
+        "komi 3.5\n\
+        genmove b\n\
+        boardsize 7\n\
+        hane-rules sligo,size=5\n\
+        showboard\n\
+        hane-rules ttakji,size=5,komi=0.5\n\
+        genmove b\n\
+        boardsize 5\n\
+        quit\n",
+    );
+    assert_eq!(r.len(), 9, "{r:?}");
+    assert_eq!(r[0], "=", "komi is an input of the net: {r:?}");
+    for i in [1, 6] {
+        let v = r[i].strip_prefix("= ").unwrap_or_else(|| panic!("genmove: {r:?}"));
+        let on_board = v.len() == 2 && ("A"..="E").contains(&&v[..1]) && ("1"..="5").contains(&&v[1..]);
+        assert!(on_board || v == "pass", "a move on the empty 5x5 board: {v:?}");
+    }
+    for i in [2, 3] {
+        assert!(r[i].starts_with("? the loaded net plays only ttakji,size=5"), "reply {i}: {r:?}");
+    }
+    assert!(r[4].contains("turn 1") && r[4].contains("    A B C D E\n"), "state kept: {:?}", r[4]);
+    assert!(r[4].contains(" 5 ") && !r[4].contains(" 7 "), "still 5x5: {:?}", r[4]);
+    assert_eq!(r[5], "=", "other komi, same game: {r:?}");
+    assert_eq!(r[7], "=", "the net's own size: {r:?}");
+
+    // A checkpoint for other rules, and a damaged one, stop the engine before it starts.
+    let run = |rules: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_hane"))
+            .args(["gtp", "--rules", rules, "--model", m])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run("ttakji,size=7");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(m) && err.contains("the net plays ttakji,size=5"), "{err}");
+    std::fs::write(&model, b"\x08\0\0\0\0\0\0\0{garbage}").unwrap();
+    let (code, err) = run("ttakji,size=5");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(m) && err.contains("not a valid checkpoint"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -110,7 +110,7 @@ impl Player for GtpPlayer {
 }
 
 /// How one game went.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {
     /// Name of the Black player.
     pub black: String,

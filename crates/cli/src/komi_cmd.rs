@@ -1,0 +1,300 @@
+//! `hane komi`: the fair komi of a rule set and board size, estimated the way KataGo did for
+//! 9x9 (`hane_eval::komi`): deep searches from the empty board read Black's expected lead,
+//! komi is shifted by it and then bisected for the komi where Black's win rate crosses 50%
+//! (smoothed over neighbouring komi values under area scoring). Beside it, an empirical
+//! check: the net plays itself at a sweep of komi values around the estimate, and a logistic
+//! fit of Black's win rate against komi gives the crossing with a 95% interval.
+//!
+//! With `--evaluator solver` (tiny boards) the exact solution is the evaluator, so the
+//! estimate is the exact fair komi. Writes `komi.json` and `komi.png` into `--out`.
+
+use crate::players::{net, BoxedEvaluator};
+use crate::rules_args::RulesArgs;
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_engine::{Komi, Rules};
+use hane_eval::arena::{run_match, MatchSettings};
+use hane_eval::komi::{estimate, KomiEstimate, KomiSearch};
+use hane_eval::logistic::{fit, KomiSample, LogisticFit, Z95};
+use hane_eval::referee::SearchPlayer;
+use hane_eval::search_komi::SearchKomi;
+use hane_eval::solver::{solve, SolveOptions};
+use hane_mcts::RolloutEvaluator;
+use hane_plot::{Chart, Series, Style};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `hane komi`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// A checkpoint of a net trained for these rules.
+    #[arg(long, conflicts_with = "evaluator")]
+    model: Option<PathBuf>,
+    /// Without --model: rollout (search with random playouts) or solver (exact, tiny boards).
+    #[arg(long)]
+    evaluator: Option<String>,
+    /// Visits of each search from the empty board.
+    #[arg(long, default_value_t = 800)]
+    visits: u32,
+    /// Games per komi value in the empirical sweep (0: no sweep).
+    #[arg(long, default_value_t = 16)]
+    sweep_games: u32,
+    /// Visits per move in the sweep's games.
+    #[arg(long, default_value_t = 64)]
+    sweep_visits: u32,
+    /// Output folder for komi.json and komi.png.
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of searches and openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// How the empty board is evaluated.
+pub enum Method {
+    /// Searches with a net.
+    Net(PathBuf),
+    /// Searches with random playouts.
+    Rollout,
+    /// The exact solution.
+    Solver,
+}
+
+impl Method {
+    fn name(&self) -> String {
+        match self {
+            Method::Net(p) => format!("search with the net {}", p.display()),
+            Method::Rollout => "search with random playouts".into(),
+            Method::Solver => "exact solution (alpha-beta)".into(),
+        }
+    }
+
+    fn evaluator(&self, rules: &Rules, seed: u64) -> Result<BoxedEvaluator, Failure> {
+        match self {
+            Method::Net(p) => net(p, rules),
+            _ => Ok(Box::new(RolloutEvaluator::new(seed))),
+        }
+    }
+}
+
+/// The empirical sweep: Black's results at each komi, and the fit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Sweep {
+    /// Games per komi, and the results.
+    pub samples: Vec<KomiSample>,
+    /// Visits per move.
+    pub visits: u32,
+    /// The logistic fit, when the data allow one.
+    pub fit: Option<LogisticFit>,
+    /// Why there is no fit.
+    pub fit_error: Option<String>,
+}
+
+/// What `hane komi` reports.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KomiReport {
+    /// The rules (their komi is where the search started).
+    pub rules: String,
+    /// How the empty board was evaluated.
+    pub method: String,
+    /// Visits per search (0 for the solver).
+    pub visits: u32,
+    /// KataGo's estimate from the searches.
+    pub estimate: KomiEstimate,
+    /// The empirical check, if run.
+    pub sweep: Option<Sweep>,
+    /// Wall-clock seconds used.
+    pub seconds: f64,
+}
+
+/// Runs the estimate and the sweep, printing progress on stderr.
+pub fn komi_report(
+    rules: &Rules,
+    method: &Method,
+    visits: u32,
+    sweep_games: u32,
+    sweep_visits: u32,
+    seed: u64,
+) -> Result<KomiReport, Failure> {
+    let clock = Instant::now();
+    let search = KomiSearch::for_rules(rules);
+    let fail = |e: &dyn std::fmt::Display| Failure { code: 1, message: e.to_string() };
+    let estimate = match method {
+        Method::Solver => {
+            if rules.size > 5 {
+                return Err(Failure::input("--evaluator solver: boards up to 5x5"));
+            }
+            let options = SolveOptions { table_bits: 22, ..SolveOptions::default() };
+            let mut s = solve(rules, &options, &mut |_| {}).map_err(|e| fail(&e))?;
+            estimate(&search, &mut s).map_err(|e| fail(&e))?
+        }
+        _ => {
+            let mut ev = SearchKomi {
+                rules: *rules,
+                evaluator: method.evaluator(rules, seed)?,
+                visits,
+                batch: 8,
+                seed,
+                calls: 0,
+            };
+            let logged = |k: Komi, e: hane_eval::komi::Eval| {
+                eprintln!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead)
+            };
+            let mut traced = |k: Komi| {
+                let e = hane_eval::komi::Evaluator::eval(&mut ev, k);
+                logged(k, e);
+                e
+            };
+            estimate(&search, &mut traced).map_err(|e| fail(&e))?
+        }
+    };
+    eprintln!(
+        "estimate: Black's win rate crosses 50% at komi {:.2} (fair in the domain: {})",
+        estimate.crossing, estimate.fair
+    );
+    let sweep = if sweep_games == 0 || matches!(method, Method::Solver) {
+        None
+    } else {
+        Some(sweep_komi(rules, method, estimate.fair, sweep_games, sweep_visits, seed)?)
+    };
+    Ok(KomiReport {
+        rules: rules.to_string(),
+        method: method.name(),
+        visits: if matches!(method, Method::Solver) { 0 } else { visits },
+        estimate,
+        sweep,
+        seconds: clock.elapsed().as_secs_f64(),
+    })
+}
+
+/// Five komi values around `center`, 2 points apart (snapped into the domain).
+fn sweep_values(rules: &Rules, center: f64) -> Vec<Komi> {
+    let domain = hane_eval::KomiDomain::of(rules);
+    let mut v: Vec<Komi> = (-2..=2).map(|d| domain.nearest(center + 2.0 * f64::from(d))).collect();
+    v.dedup();
+    v
+}
+
+fn sweep_komi(
+    rules: &Rules,
+    method: &Method,
+    center: f64,
+    games: u32,
+    visits: u32,
+    seed: u64,
+) -> Result<Sweep, Failure> {
+    let mut samples = Vec::new();
+    for k in sweep_values(rules, center) {
+        let mut r = *rules;
+        r.komi = k;
+        let mut a = SearchPlayer { evaluator: method.evaluator(&r, seed)?, visits, seed, label: "a".into() };
+        let mut b = SearchPlayer {
+            evaluator: method.evaluator(&r, seed + 1)?,
+            visits,
+            seed: seed + 1,
+            label: "b".into(),
+        };
+        let settings = MatchSettings { games, opening_turns: 1, seed };
+        let rep = run_match(&r, &mut a, &mut b, &settings, &mut |_, _| {})
+            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+        let wins: f64 = rep
+            .games
+            .iter()
+            .map(|g| match g.winner.as_str() {
+                "b" => 1.0,
+                "draw" => 0.5,
+                _ => 0.0,
+            })
+            .sum();
+        eprintln!("sweep: komi {:>6}: Black scored {wins}/{games}", k.as_f64());
+        samples.push(KomiSample { komi: k.as_f64(), wins, games: f64::from(games) });
+    }
+    let (fit, fit_error) = match fit(&samples) {
+        Ok(f) => (Some(f), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Ok(Sweep { samples, visits, fit, fit_error })
+}
+
+/// A line summarising a report.
+pub fn summary_line(r: &KomiReport) -> String {
+    let mut s = format!("fair komi {} (crossing {:.2}; {})", r.estimate.fair, r.estimate.crossing, r.method);
+    if let Some(sw) = &r.sweep {
+        match &sw.fit {
+            Some(f) => s.push_str(&format!(
+                "; self-play sweep: 50% at {:.2} [{:.2}, {:.2}] (95%)",
+                f.crossing, f.low, f.high
+            )),
+            None => {
+                s.push_str(&format!("; self-play sweep: no fit ({})", sw.fit_error.as_deref().unwrap_or("?")))
+            }
+        }
+    }
+    s
+}
+
+/// The chart of Black's win rate against komi: the searches' readings, the sweep's games with
+/// 95% intervals (normal approximation, clipped to [0, 1]) and the logistic fit.
+pub fn chart(r: &KomiReport) -> Chart {
+    let mut points: Vec<(f64, f64)> = r.estimate.evaluations.iter().map(|p| (p.komi, p.eval.win)).collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut c = Chart::new(format!("Black's win rate against komi: {}", r.rules), "komi", "Black's win rate")
+        .with_series(Series::new("searches from the empty board", points, Style::LineAndMarkers))
+        .with_hline(0.5)
+        .with_y_range(0.0, 1.0);
+    if let Some(sw) = &r.sweep {
+        let rate = |s: &KomiSample| s.wins / s.games.max(1.0);
+        let pts = sw.samples.iter().map(|s| (s.komi, rate(s))).collect();
+        let errs = sw
+            .samples
+            .iter()
+            .map(|s| {
+                let p = rate(s);
+                let half = Z95 * (p * (1.0 - p) / s.games.max(1.0)).sqrt();
+                ((p - half).max(0.0), (p + half).min(1.0))
+            })
+            .collect();
+        c = c.with_series(Series::markers("self-play games, 95% interval", pts).with_errors(errs));
+        if let Some(f) = &sw.fit {
+            let lo = sw.samples.iter().map(|s| s.komi).fold(f64::INFINITY, f64::min);
+            let hi = sw.samples.iter().map(|s| s.komi).fold(f64::NEG_INFINITY, f64::max);
+            let curve =
+                (0..=50).map(|i| lo + (hi - lo) * f64::from(i) / 50.0).map(|k| (k, f.win_rate(k))).collect();
+            c = c.with_series(Series::line("logistic fit", curve));
+        }
+    }
+    c
+}
+
+/// Writes `komi.json` and `komi.png` into `dir`.
+pub fn write_report(r: &KomiReport, dir: &Path) -> Result<(), Failure> {
+    let io = |e: &dyn std::fmt::Display| Failure { code: 1, message: format!("{}: {e}", dir.display()) };
+    std::fs::create_dir_all(dir).map_err(|e| io(&e))?;
+    let text = serde_json::to_string_pretty(r).map_err(anyhow::Error::from)?;
+    write_atomic(&dir.join("komi.json"), text.as_bytes()).map_err(|e| io(&e))?;
+    chart(r).write_png(&dir.join("komi.png")).map_err(|e| io(&e))
+}
+
+pub fn run(a: Args) -> Result<(), Failure> {
+    let rules = a.rules.rules()?;
+    let method = match (&a.model, a.evaluator.as_deref()) {
+        (Some(p), _) => Method::Net(p.clone()),
+        (None, Some("rollout")) => Method::Rollout,
+        (None, Some("solver")) => Method::Solver,
+        (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout|solver")),
+        (None, Some(e)) => {
+            return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout, solver")))
+        }
+    };
+    if a.visits == 0 {
+        return Err(Failure::input("--visits must be at least 1"));
+    }
+    let report = komi_report(&rules, &method, a.visits, a.sweep_games, a.sweep_visits, a.seed)?;
+    write_report(&report, &a.out)?;
+    println!("{}: {}", rules, summary_line(&report));
+    println!("report: {}", a.out.join("komi.json").display());
+    Ok(())
+}

@@ -1,0 +1,365 @@
+//! `hane loop`: generations of self-play, training, a gating match and a komi estimate, with
+//! the newest accepted net driving the next generation's self-play.
+//!
+//! A run lives in one folder:
+//!
+//! ```text
+//! RUN/config.toml                 the config the run started with
+//! RUN/state.json                  what is finished (see `state`)
+//! RUN/selfplay/gen-NNN/           shards/ and sgf/ of generation NNN's games
+//! RUN/train/                      the trainer's checkpoints/ and tensorboard/ (one run, all generations)
+//! RUN/models/gen-NNN.safetensors  the candidate trained in generation NNN
+//! RUN/gates/gen-NNN.json          its gating games, one by one
+//! RUN/summary.json, *.png         the per-generation summary and its plots
+//! ```
+//!
+//! Every file is written under a temporary name and renamed, and each phase resumes: self-play
+//! keeps finished games (one file per game), the trainer restarts from its newest checkpoint,
+//! a gating match from its last finished game. Interrupted (Ctrl-C or SIGKILL), the same
+//! command continues the same run and loses at most the games and steps in flight.
+//!
+//! Generation `g` trains the one trainer on the window of all shards so far until step
+//! `(g + 1) * [train] steps`; the candidate then plays the generation's player (the best so
+//! far, at first hane's search without a net) and is accepted with a score of at least
+//! `gate_threshold`. Elo is the chain of accepted candidates, relative to that first player.
+
+mod report;
+mod state;
+
+use crate::config::{self, ConfigFile};
+use crate::players::{net, BoxedEvaluator};
+use crate::selfplay_cmd::{model_factory, play_with_bar};
+use crate::train_cmd::print_progress;
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_engine::Rules;
+use hane_eval::arena::{play_match_game, tally, MatchSettings};
+use hane_eval::elo::Wdl;
+use hane_eval::gate::{Decision, WinRateGate};
+use hane_eval::referee::{GameResult, SearchPlayer};
+use hane_mcts::UniformEvaluator;
+use hane_selfplay::server::EvaluatorFactory;
+use indicatif::{ProgressBar, ProgressStyle};
+use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+
+/// Arguments of `hane loop`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Config file with [selfplay], [train] and [loop] tables (see configs/). Without it, the
+    /// embedded default: a quick 5x5 ttakji run (configs/ttakji-5x5.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run folder; rerunning the same command continues the run.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// The embedded default config.
+const DEFAULT_CONFIG: &str = include_str!("../../../../configs/ttakji-5x5.toml");
+
+/// Phases as seen by the Ctrl-C handler.
+const PHASE_OTHER: u8 = 0;
+const PHASE_SELFPLAY: u8 = 1;
+
+fn io_failure(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure { code: 1, message: format!("{}: {e}", path.display()) }
+}
+
+/// The config of a run: the one given, or the run's own copy, or the embedded default. A new
+/// run keeps a copy; a rerun with a different file is refused.
+fn run_config(a: &Args) -> Result<ConfigFile, Failure> {
+    let copy = a.out.join("config.toml");
+    let text = match &a.config {
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| Failure::input(format!("cannot read config {}: {e}", p.display())))?,
+        None if copy.exists() => std::fs::read_to_string(&copy).map_err(|e| io_failure(&copy, e))?,
+        None => DEFAULT_CONFIG.to_string(),
+    };
+    let name =
+        a.config.as_ref().map_or("the embedded default config".to_string(), |p| p.display().to_string());
+    let cfg = config::parse(&text).map_err(|e| Failure::input(format!("config {name}: {e}")))?;
+    std::fs::create_dir_all(&a.out).map_err(|e| io_failure(&a.out, e))?;
+    if copy.exists() {
+        let old = std::fs::read_to_string(&copy).map_err(|e| io_failure(&copy, e))?;
+        let mut before =
+            config::parse(&old).map_err(|e| Failure::input(format!("{}: {e}", copy.display())))?;
+        before.pipeline.generations = cfg.pipeline.generations;
+        if before != cfg {
+            return Err(Failure::input(format!(
+                "{} was started with a different config ({}); only [loop] generations may change",
+                a.out.display(),
+                copy.display()
+            )));
+        }
+    }
+    write_atomic(&copy, text.as_bytes()).map_err(|e| io_failure(&copy, e))?;
+    Ok(cfg)
+}
+
+pub fn run(a: Args) -> Result<(), Failure> {
+    let cfg = run_config(&a)?;
+    let rules = cfg.selfplay.parsed_rules().map_err(Failure::input)?;
+    let run_dir = a.out.clone();
+    let mut st = RunState::load(&run_dir, &rules.to_string())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let phase = Arc::new(AtomicU8::new(PHASE_OTHER));
+    let (s, p) = (stop.clone(), phase.clone());
+    ctrlc::set_handler(move || {
+        if p.load(Ordering::Relaxed) == PHASE_SELFPLAY && !s.swap(true, Ordering::Relaxed) {
+            eprintln!("\nstopping self-play after the games in flight (Ctrl-C again to quit now)");
+        } else {
+            eprintln!("\ninterrupted: rerun the same command to continue");
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    println!(
+        "hane loop: {rules}, {} generations of {} games, {} training steps each, into {}",
+        cfg.pipeline.generations,
+        cfg.pipeline.games,
+        cfg.train.steps,
+        run_dir.display()
+    );
+    for g in 0..cfg.pipeline.generations {
+        let i = g as usize;
+        if i == st.generations.len() {
+            st.generations.push(Generation {
+                index: g,
+                player: st.best_after(i),
+                selfplay: None,
+                train: None,
+                gate: None,
+                komi: None,
+                komi_error: None,
+            });
+            st.save(&run_dir)?;
+        }
+        if st.generations[i].finished(cfg.pipeline.komi_visits > 0) {
+            continue;
+        }
+        let player = st.generations[i].player.clone();
+        if st.generations[i].selfplay.is_none() {
+            println!("== generation {g}: self-play by {player}");
+            phase.store(PHASE_SELFPLAY, Ordering::Relaxed);
+            // A count cannot exceed the board's area: estimates beyond it are clamped.
+            let area = f64::from(rules.size) * f64::from(rules.size);
+            let komi = st.generations[..i]
+                .iter()
+                .rev()
+                .find_map(|g| g.komi.as_ref())
+                .map(|k| k.estimate.fair.clamp(-area, area));
+            let done = selfplay(&cfg, &rules, &run_dir, g, &player, komi, stop.clone())?;
+            phase.store(PHASE_OTHER, Ordering::Relaxed);
+            let Some(done) = done else {
+                println!("interrupted: rerun the same command to continue");
+                return Ok(());
+            };
+            st.generations[i].selfplay = Some(done);
+            st.save(&run_dir)?;
+        }
+        if st.generations[i].train.is_none() {
+            println!("== generation {g}: training");
+            st.generations[i].train = Some(train(&cfg, &run_dir, g)?);
+            st.save(&run_dir)?;
+        }
+        if st.generations[i].gate.is_none() {
+            let candidate = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
+            println!("== generation {g}: gating {candidate} against {player}");
+            st.generations[i].gate = Some(gate(&cfg, &rules, &run_dir, g, &candidate, &player)?);
+            st.save(&run_dir)?;
+        }
+        if cfg.pipeline.komi_visits > 0 {
+            let best = st.best_after(i + 1);
+            if best == BASELINE {
+                st.generations[i].komi_error = Some("no net accepted yet".into());
+                st.save(&run_dir)?;
+            } else {
+                println!("== generation {g}: komi estimate with {best}");
+                let method = crate::komi_cmd::Method::Net(run_dir.join(&best));
+                match crate::komi_cmd::komi_report(
+                    &rules,
+                    &method,
+                    cfg.pipeline.komi_visits,
+                    0,
+                    0,
+                    u64::from(g),
+                ) {
+                    Ok(r) => st.generations[i].komi = Some(r),
+                    Err(e) if e.code == 1 => {
+                        println!("komi: no estimate: {}", e.message);
+                        st.generations[i].komi_error = Some(e.message);
+                    }
+                    Err(e) => return Err(e),
+                }
+                st.save(&run_dir)?;
+            }
+        }
+        report::write(&st, &run_dir)?;
+        println!("{}", report::generation_line(&st, i));
+    }
+    report::write(&st, &run_dir)?;
+    println!("{}", report::final_lines(&st, &run_dir));
+    Ok(())
+}
+
+fn gen_name(g: u32) -> String {
+    format!("gen-{g:03}")
+}
+
+/// Self-play of generation `g` by `player`; `None` if stopped early. With a komi estimate
+/// from an earlier generation, games draw their komi around it instead of the config's (as
+/// KataGo's self-play centres komi on the net's fair komi), so the net learns the positions
+/// that matter for the estimate.
+fn selfplay(
+    cfg: &ConfigFile,
+    rules: &Rules,
+    run_dir: &Path,
+    g: u32,
+    player: &str,
+    komi: Option<f64>,
+    stop: Arc<AtomicBool>,
+) -> Result<Option<SelfplayDone>, Failure> {
+    let mut sp = cfg.selfplay.clone();
+    sp.seed = sp.seed.wrapping_add(1_000_003 * u64::from(g));
+    if let Some(k) = komi {
+        sp.rules = format!("{},komi={k}", sp.rules);
+        println!("self-play komi centred on the latest estimate, {k}");
+    }
+    let fac: EvaluatorFactory = if player == BASELINE {
+        Box::new(|| Box::new(UniformEvaluator))
+    } else {
+        model_factory(&run_dir.join(player), *rules)?
+    };
+    let out = run_dir.join("selfplay").join(gen_name(g));
+    let s = play_with_bar(&sp, cfg.pipeline.games, &out, fac, player, stop)?;
+    if s.interrupted {
+        return Ok(None);
+    }
+    println!(
+        "self-play: {} games ({} from an earlier run), {} rows in {:.1}s; B/W/draw {}/{}/{}",
+        s.games + s.resumed,
+        s.resumed,
+        s.rows,
+        s.seconds,
+        s.results[0],
+        s.results[1],
+        s.results[2]
+    );
+    Ok(Some(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds }))
+}
+
+/// Trains to the end of generation `g` and copies the checkpoint to `models/`.
+fn train(cfg: &ConfigFile, run_dir: &Path, g: u32) -> Result<TrainDone, Failure> {
+    let mut tc = cfg.train.clone();
+    tc.steps = cfg.train.steps * (u64::from(g) + 1);
+    let bar = ProgressBar::new(tc.steps);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  [{elapsed_precise}]")
+            .expect("template"),
+    );
+    let s = hane_train::train(&tc, &run_dir.join("selfplay"), &run_dir.join("train"), &mut |p| match p {
+        hane_train::Progress::Logged(l) => {
+            bar.set_position(l.step);
+            bar.set_message(format!(
+                "loss {:.3}, {:.0} samples/s",
+                l.get("loss/total").unwrap_or(f64::NAN),
+                l.samples_per_sec
+            ));
+        }
+        hane_train::Progress::Started { step, .. } => {
+            bar.set_position(*step);
+            bar.suspend(|| print_progress(p));
+        }
+        _ => bar.suspend(|| print_progress(p)),
+    })
+    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+    bar.finish_and_clear();
+    let ckpt =
+        s.checkpoint.ok_or_else(|| Failure { code: 1, message: "the trainer wrote no checkpoint".into() })?;
+    let candidate = format!("models/{}.safetensors", gen_name(g));
+    let bytes = std::fs::read(&ckpt).map_err(|e| io_failure(&ckpt, e))?;
+    let dest = run_dir.join(&candidate);
+    std::fs::create_dir_all(run_dir.join("models")).map_err(|e| io_failure(run_dir, e))?;
+    write_atomic(&dest, &bytes).map_err(|e| io_failure(&dest, e))?;
+    let metrics =
+        s.last.map(|l| l.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect()).unwrap_or_default();
+    println!("training: step {} in {:.1}s; candidate {candidate}", s.step, s.seconds);
+    Ok(TrainDone { step: s.step, candidate, metrics, seconds: s.seconds })
+}
+
+fn search_evaluator(run_dir: &Path, player: &str, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
+    if player == BASELINE {
+        Ok(Box::new(UniformEvaluator))
+    } else {
+        net(&run_dir.join(player), rules)
+    }
+}
+
+/// The gating match of generation `g`, resumed from `gates/gen-NNN.json`.
+fn gate(
+    cfg: &ConfigFile,
+    rules: &Rules,
+    run_dir: &Path,
+    g: u32,
+    candidate: &str,
+    player: &str,
+) -> Result<GateDone, Failure> {
+    let lc = &cfg.pipeline;
+    let path = run_dir.join("gates").join(format!("{}.json", gen_name(g)));
+    std::fs::create_dir_all(run_dir.join("gates")).map_err(|e| io_failure(run_dir, e))?;
+    let mut games: Vec<GameResult> = match std::fs::read_to_string(&path) {
+        Ok(t) => serde_json::from_str(&t)
+            .map_err(|e| Failure::input(format!("{} is damaged: {e}", path.display())))?,
+        Err(_) => Vec::new(),
+    };
+    let visits = lc.gate_visits;
+    let seed = cfg.selfplay.seed.wrapping_add(u64::from(g) << 20);
+    let mut cand = SearchPlayer {
+        evaluator: search_evaluator(run_dir, candidate, rules)?,
+        visits,
+        seed,
+        label: candidate.to_string(),
+    };
+    let mut best = SearchPlayer {
+        evaluator: search_evaluator(run_dir, player, rules)?,
+        visits,
+        seed: seed ^ 1,
+        label: player.to_string(),
+    };
+    let settings = MatchSettings { games: lc.gate_games, opening_turns: lc.gate_opening_turns, seed };
+    let rule = WinRateGate { games: lc.gate_games, threshold: lc.gate_threshold };
+    let mut w = Wdl::default();
+    for (i, r) in games.iter().enumerate() {
+        tally(&mut w, i as u32, r);
+    }
+    let bar = ProgressBar::new(u64::from(lc.gate_games));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} gate games  {msg}  [{elapsed_precise}]")
+            .expect("template"),
+    );
+    while rule.decide(w) == Decision::Continue {
+        let i = games.len() as u32;
+        bar.set_position(u64::from(i));
+        bar.set_message(format!("candidate {}-{}-{}", w.wins, w.draws, w.losses));
+        let r = play_match_game(rules, &mut cand, &mut best, &settings, i)
+            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+        tally(&mut w, i, &r);
+        games.push(r);
+        let text = serde_json::to_string_pretty(&games).map_err(anyhow::Error::from)?;
+        write_atomic(&path, text.as_bytes()).map_err(|e| io_failure(&path, e))?;
+    }
+    bar.finish_and_clear();
+    let accepted = rule.decide(w) == Decision::Accept;
+    println!(
+        "gate: candidate {}-{}-{} (W-D-L) in {} games: {}",
+        w.wins,
+        w.draws,
+        w.losses,
+        w.games(),
+        if accepted { "accepted" } else { "rejected" }
+    );
+    Ok(GateDone { results: w, accepted })
+}

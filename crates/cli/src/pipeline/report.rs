@@ -1,0 +1,170 @@
+//! What a `hane loop` run shows: one line per generation, `summary.json`, and the plots
+//! `elo.png` (Elo of the best net per generation, 95% intervals), `losses.png` (training
+//! losses at the end of each generation) and `komi.png` (Black's win rate against komi in the
+//! latest estimate).
+
+use super::state::RunState;
+use crate::komi_cmd;
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_eval::elo::Rating;
+use hane_plot::{Chart, Series};
+use serde::Serialize;
+use std::path::Path;
+
+/// One generation in `summary.json`.
+#[derive(Serialize)]
+struct Row<'a> {
+    generation: u32,
+    player: &'a str,
+    games: Option<u64>,
+    step: Option<u64>,
+    losses: Option<&'a std::collections::BTreeMap<String, f64>>,
+    gate: Option<&'a super::state::GateDone>,
+    best: String,
+    best_elo: Option<Rating>,
+    komi_crossing: Option<f64>,
+    komi_fair: Option<f64>,
+}
+
+/// The summary of the whole run.
+#[derive(Serialize)]
+struct Summary<'a> {
+    rules: &'a str,
+    best: String,
+    generations: Vec<Row<'a>>,
+}
+
+fn rows(st: &RunState) -> Vec<Row<'_>> {
+    let chain = st.elo_chain();
+    st.generations
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Row {
+            generation: g.index,
+            player: &g.player,
+            games: g.selfplay.as_ref().map(|s| s.games),
+            step: g.train.as_ref().map(|t| t.step),
+            losses: g.train.as_ref().map(|t| &t.metrics),
+            gate: g.gate.as_ref(),
+            best: st.best_after(i + 1),
+            best_elo: chain.iter().find(|c| c.0 == g.index).map(|c| c.1),
+            komi_crossing: g.komi.as_ref().map(|k| k.estimate.crossing),
+            komi_fair: g.komi.as_ref().map(|k| k.estimate.fair),
+        })
+        .collect()
+}
+
+fn failure(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure { code: 1, message: format!("{}: {e}", path.display()) }
+}
+
+/// Writes `summary.json` and the plots.
+pub fn write(st: &RunState, dir: &Path) -> Result<(), Failure> {
+    let summary =
+        Summary { rules: &st.rules, best: st.best_after(st.generations.len()), generations: rows(st) };
+    let path = dir.join("summary.json");
+    let text = serde_json::to_string_pretty(&summary).map_err(anyhow::Error::from)?;
+    write_atomic(&path, text.as_bytes()).map_err(|e| failure(&path, e))?;
+    let chain = st.elo_chain();
+    let elo = Series::new(
+        "best net, 95% interval",
+        chain.iter().map(|(g, r)| (f64::from(*g), r.elo)).collect(),
+        hane_plot::Style::LineAndMarkers,
+    )
+    .with_errors(chain.iter().map(|(_, r)| (r.low, r.high)).collect());
+    let chart = Chart::new(
+        format!("Elo of the best net: {}", st.rules),
+        "generation",
+        "Elo over generation 0's player",
+    )
+    .with_series(elo)
+    .with_hline(0.0);
+    chart.write_png(&dir.join("elo.png")).map_err(|e| failure(dir, e))?;
+    let mut losses = Chart::new(
+        format!("Training losses: {}", st.rules),
+        "training step",
+        "loss (mean of the last log interval)",
+    );
+    for name in ["loss/total", "loss/policy", "loss/value", "loss/score", "loss/ownership"] {
+        let pts = st
+            .generations
+            .iter()
+            .filter_map(|g| g.train.as_ref())
+            .filter_map(|t| t.metrics.get(name).map(|v| (t.step as f64, *v)))
+            .collect();
+        losses = losses.with_series(Series::new(
+            name.trim_start_matches("loss/"),
+            pts,
+            hane_plot::Style::LineAndMarkers,
+        ));
+    }
+    losses.write_png(&dir.join("losses.png")).map_err(|e| failure(dir, e))?;
+    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
+        komi_cmd::chart(k).write_png(&dir.join("komi.png")).map_err(|e| failure(dir, e))?;
+    }
+    Ok(())
+}
+
+fn elo_text(r: &Rating) -> String {
+    format!("{:+.0} [{:+.0}, {:+.0}]", r.elo, r.low, r.high)
+}
+
+/// The line printed after generation `i`.
+pub fn generation_line(st: &RunState, i: usize) -> String {
+    let g = &st.generations[i];
+    let mut s = format!("generation {}:", g.index);
+    if let Some(sp) = &g.selfplay {
+        s.push_str(&format!(" {} games;", sp.games));
+    }
+    if let Some(t) = &g.train {
+        let m = |k: &str| t.metrics.get(k).copied().unwrap_or(f64::NAN);
+        s.push_str(&format!(
+            " step {}, loss {:.3} (policy {:.3}, value {:.3});",
+            t.step,
+            m("loss/total"),
+            m("loss/policy"),
+            m("loss/value")
+        ));
+    }
+    if let Some(gate) = &g.gate {
+        let w = gate.results;
+        s.push_str(&format!(
+            " gate {}-{}-{} {};",
+            w.wins,
+            w.draws,
+            w.losses,
+            if gate.accepted { "accepted" } else { "rejected" }
+        ));
+    }
+    if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
+        s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
+    }
+    match (&g.komi, &g.komi_error) {
+        (Some(k), _) => s.push_str(&format!(" komi {:.2} (fair {})", k.estimate.crossing, k.estimate.fair)),
+        (None, Some(e)) => s.push_str(&format!(" komi: {e}")),
+        _ => {}
+    }
+    s.trim_end_matches(';').to_string()
+}
+
+/// The closing lines of a run.
+pub fn final_lines(st: &RunState, dir: &Path) -> String {
+    let mut s = format!("run finished: {} generations in {}\n", st.generations.len(), dir.display());
+    let best = st.best_after(st.generations.len());
+    s.push_str(&format!("best net: {best}\n"));
+    if let Some((_, r)) = st.elo_chain().last() {
+        s.push_str(&format!(
+            "Elo gain over generation 0's player (search without a net): {} (95% interval)\n",
+            elo_text(r)
+        ));
+    }
+    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
+        s.push_str(&format!("komi estimate: {}\n", komi_cmd::summary_line(k)));
+    }
+    s.push_str(&format!(
+        "summary: {}; plots: elo.png, losses.png, komi.png",
+        dir.join("summary.json").display()
+    ));
+    s
+}

@@ -1,0 +1,191 @@
+//! What a `hane loop` run has finished, kept in `RUN/state.json` (rewritten atomically after
+//! every phase) so that a rerun continues where the run stopped.
+
+use crate::komi_cmd::KomiReport;
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_eval::elo::{self, Pairing, Rating, Wdl};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The player that generation 0 plays and gates against: hane's search without a net.
+pub const BASELINE: &str = "uniform";
+
+/// The whole run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RunState {
+    /// The rules of the run.
+    pub rules: String,
+    /// Generations begun, in order.
+    pub generations: Vec<Generation>,
+}
+
+/// One generation: self-play by the best player, training a candidate, gating, komi.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Generation {
+    /// Its number, from 0.
+    pub index: u32,
+    /// The player of its self-play and the candidate's gate opponent: [`BASELINE`] or a model
+    /// file relative to the run folder.
+    pub player: String,
+    /// Self-play, once finished.
+    pub selfplay: Option<SelfplayDone>,
+    /// Training, once finished.
+    pub train: Option<TrainDone>,
+    /// The gating match, once decided.
+    pub gate: Option<GateDone>,
+    /// The komi estimate with the best net after the gate, once made.
+    pub komi: Option<KomiReport>,
+    /// Why the komi estimate failed (for example, a weak net's win rate never crossed 50%).
+    #[serde(default)]
+    pub komi_error: Option<String>,
+}
+
+impl Generation {
+    /// Whether every phase is finished (the komi estimate made or failed, or not wanted).
+    pub fn finished(&self, komi_wanted: bool) -> bool {
+        self.gate.is_some() && (!komi_wanted || self.komi.is_some() || self.komi_error.is_some())
+    }
+}
+
+/// Finished self-play.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SelfplayDone {
+    /// Games of the generation.
+    pub games: u64,
+    /// Black wins, White wins, draws among the games played by the last run of the phase.
+    pub results: [u64; 3],
+    /// Seconds of the last run of the phase.
+    pub seconds: f64,
+}
+
+/// Finished training.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrainDone {
+    /// The step reached.
+    pub step: u64,
+    /// The model file of the candidate, relative to the run folder.
+    pub candidate: String,
+    /// The last logged means (losses and metrics).
+    pub metrics: BTreeMap<String, f64>,
+    /// Seconds of the last run of the phase.
+    pub seconds: f64,
+}
+
+/// A decided gating match.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateDone {
+    /// The candidate's results against the generation's player.
+    pub results: Wdl,
+    /// Whether the candidate became the best player.
+    pub accepted: bool,
+}
+
+impl RunState {
+    /// Reads `state.json` from a run folder, or starts a new state.
+    pub fn load(dir: &Path, rules: &str) -> Result<RunState, Failure> {
+        let path = dir.join("state.json");
+        if !path.exists() {
+            return Ok(RunState { rules: rules.into(), generations: Vec::new() });
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+        let s: RunState = serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("{} is damaged: {e}", path.display())))?;
+        if s.rules != rules {
+            return Err(Failure::input(format!(
+                "{} holds a run of {}, but the config plays {rules}: use another --out",
+                dir.display(),
+                s.rules
+            )));
+        }
+        Ok(s)
+    }
+
+    /// Writes `state.json` atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), Failure> {
+        let text = serde_json::to_string_pretty(self).map_err(anyhow::Error::from)?;
+        write_atomic(&dir.join("state.json"), text.as_bytes())
+            .map_err(|e| Failure { code: 1, message: e.to_string() })
+    }
+
+    /// The best player after the first `n` generations: the last accepted candidate.
+    pub fn best_after(&self, n: usize) -> String {
+        self.generations[..n.min(self.generations.len())]
+            .iter()
+            .rev()
+            .find_map(|g| match (&g.gate, &g.train) {
+                (Some(gate), Some(t)) if gate.accepted => Some(t.candidate.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| BASELINE.into())
+    }
+
+    /// The Elo of the best player after each decided generation, relative to the baseline:
+    /// accepted candidates form a chain, each gated against the one before, and the chain is
+    /// fitted by maximum likelihood with one virtual draw added to every match (a weak prior
+    /// towards equality that keeps the estimate finite when a match was won 100%).
+    pub fn elo_chain(&self) -> Vec<(u32, Rating)> {
+        let mut pairings = Vec::new();
+        let mut best_of_gen = Vec::new();
+        for g in &self.generations {
+            let Some(gate) = &g.gate else { break };
+            if gate.accepted {
+                let n = pairings.len();
+                let result = Wdl { draws: gate.results.draws + 1, ..gate.results };
+                pairings.push(Pairing { a: n + 1, b: n, result });
+            }
+            best_of_gen.push((g.index, pairings.len()));
+        }
+        let Ok(ratings) = elo::fit(pairings.len() + 1, &pairings) else { return Vec::new() };
+        best_of_gen.into_iter().map(|(g, p)| (g, ratings[p])).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generation(index: u32, accepted: bool, wins: u32, losses: u32) -> Generation {
+        Generation {
+            index,
+            player: String::new(),
+            selfplay: None,
+            train: Some(TrainDone {
+                step: 0,
+                candidate: format!("models/gen-{index:03}.safetensors"),
+                metrics: BTreeMap::new(),
+                seconds: 0.0,
+            }),
+            gate: Some(GateDone { results: Wdl { wins, draws: 0, losses }, accepted }),
+            komi: None,
+            komi_error: None,
+        }
+    }
+
+    #[test]
+    fn the_chain_adds_accepted_gains_and_skips_rejections() {
+        let s = RunState {
+            rules: "r".into(),
+            generations: vec![
+                generation(0, true, 9, 1),
+                generation(1, false, 2, 8),
+                generation(2, true, 6, 4),
+            ],
+        };
+        assert_eq!(s.best_after(0), BASELINE);
+        assert_eq!(s.best_after(2), "models/gen-000.safetensors");
+        assert_eq!(s.best_after(3), "models/gen-002.safetensors");
+        let chain = s.elo_chain();
+        assert_eq!(chain.len(), 3);
+        // Match 1: 9.5 of 11 with the virtual draw; match 2: 6.5 of 11. In a chain the
+        // maximum-likelihood ratings are the sums of the per-match Elo differences.
+        let d = |p: f64| -400.0 * (1.0 / p - 1.0).log10();
+        let e0 = d(9.5 / 11.0);
+        assert!((chain[0].1.elo - e0).abs() < 1e-6, "{chain:?}");
+        assert_eq!(chain[1].1, chain[0].1, "a rejection keeps the best");
+        assert!((chain[2].1.elo - e0 - d(6.5 / 11.0)).abs() < 1e-6, "{chain:?}");
+        assert!(chain[2].1.low < chain[2].1.elo && chain[2].1.stderr > chain[0].1.stderr);
+    }
+}

@@ -1,0 +1,64 @@
+//! Players named on the command line, for `hane match` and `hane komi`:
+//!
+//! - `model:PATH`: hane's search with the net in a checkpoint;
+//! - `rollout` / `uniform`: hane's search with random playouts / no knowledge;
+//! - `gnugo` or `gnugo:LEVEL`: GNU Go over GTP (Go rule sets only), told the scoring;
+//! - `gtp:COMMAND`: any GTP engine started with COMMAND (for example `hane gtp ...`).
+
+use crate::Failure;
+use hane_engine::rules::{Scoring, Variant};
+use hane_engine::{GameState, Rules};
+use hane_eval::gtp::{gnugo_program, GtpEngine};
+use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
+use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
+use std::path::Path;
+
+/// A boxed evaluator for hane's search: the net of a checkpoint, or a stand-in.
+pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
+
+/// Loads the net of a checkpoint for `rules` on the best device, reporting a bad file as
+/// input error.
+pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
+    let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 0)
+        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    Ok(Box::new(ev))
+}
+
+/// The player named by `spec` (see the module docs), searching with `visits` visits.
+pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<dyn Player>, Failure> {
+    let search = |evaluator: BoxedEvaluator, label: String| -> Box<dyn Player> {
+        Box::new(SearchPlayer { evaluator, visits, seed, label })
+    };
+    let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    match kind {
+        "model" => Ok(search(net(Path::new(arg), rules)?, spec.to_string())),
+        "rollout" => Ok(search(Box::new(RolloutEvaluator::new(seed)), format!("rollout/{visits}"))),
+        "uniform" => Ok(search(Box::new(UniformEvaluator), format!("uniform/{visits}"))),
+        "gnugo" | "gtp" => {
+            if rules.variant != Variant::Go {
+                return Err(Failure::input(format!("{spec}: GTP engines play only the Go rule sets")));
+            }
+            let command = if kind == "gtp" {
+                arg.to_string()
+            } else {
+                let level: u8 = if arg.is_empty() {
+                    1
+                } else {
+                    arg.parse().ok().filter(|l| *l <= 10).ok_or_else(|| {
+                        Failure::input(format!("{spec}: GNU Go's level is a number from 0 to 10"))
+                    })?
+                };
+                let scoring = match rules.scoring {
+                    Scoring::Territory => "--japanese-rules",
+                    _ => "--chinese-rules",
+                };
+                format!("{} --mode gtp --level {level} {scoring}", gnugo_program())
+            };
+            let engine = GtpEngine::spawn(&command).map_err(|e| Failure::input(e.to_string()))?;
+            Ok(Box::new(GtpPlayer { engine }))
+        }
+        _ => Err(Failure::input(format!(
+            "player {spec:?}: allowed: model:PATH, rollout, uniform, gnugo[:LEVEL], gtp:COMMAND"
+        ))),
+    }
+}

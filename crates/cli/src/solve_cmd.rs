@@ -1,0 +1,83 @@
+//! `hane solve`: the exact minimax result of a tiny board from the empty board (alpha-beta
+//! with a transposition table, `hane_eval::solver`), hence its exact fair komi. Progress is
+//! printed as the proven bounds narrow.
+
+use crate::rules_args::RulesArgs;
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_eval::solver::{solve, SolveOptions};
+use std::path::PathBuf;
+
+/// Arguments of `hane solve`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// The transposition table holds 2^BITS entries (about 100 bytes each).
+    #[arg(long, default_value_t = 22)]
+    table_bits: u32,
+    /// Give up after this many nodes.
+    #[arg(long)]
+    node_limit: Option<u64>,
+    /// Also write the solution as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<(), Failure> {
+    let rules = a.rules.rules()?;
+    if rules.size > 6 {
+        return Err(Failure::input(format!(
+            "--size {}: the exact solver is for boards up to 6x6",
+            rules.size
+        )));
+    }
+    if !(10..=30).contains(&a.table_bits) {
+        return Err(Failure::input(format!("--table-bits {}: allowed 10..=30", a.table_bits)));
+    }
+    let options = SolveOptions {
+        table_bits: a.table_bits,
+        progress_every: 1 << 22,
+        node_limit: a.node_limit.unwrap_or(u64::MAX),
+    };
+    eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
+    let s = solve(&rules, &options, &mut |p| {
+        eprintln!(
+            "{:>7.1}s  {:>12} nodes  {:>11} table hits  value in [{}, {}]  depth {}",
+            p.seconds,
+            p.nodes,
+            p.table_hits,
+            p.lower,
+            p.upper,
+            if p.depth == u32::MAX { "full".to_string() } else { p.depth.to_string() }
+        )
+    })
+    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+    println!(
+        "{}: Black {} by {} under perfect play (ties: {}), best first move {}",
+        s.rules,
+        if s.margin >= 0 { "wins" } else { "loses" },
+        s.margin.abs(),
+        s.tie,
+        s.best.as_deref().unwrap_or("-")
+    );
+    match s.fair.draw {
+        Some(k) => println!("exact fair komi: {k} (perfect play draws)"),
+        None => println!(
+            "exact fair komi: none draws; Black wins at komi {} and below, White at {} and above",
+            s.fair.black_wins_up_to, s.fair.white_wins_from
+        ),
+    }
+    println!(
+        "{} nodes, {} table hits in {:.1}s{}",
+        s.stats.nodes,
+        s.stats.table_hits,
+        s.stats.seconds,
+        if s.capped { "; some lines reached the move cap, which is part of this result" } else { "" }
+    );
+    if let Some(path) = &a.json {
+        let text = serde_json::to_string_pretty(&s).map_err(anyhow::Error::from)?;
+        write_atomic(path, text.as_bytes()).map_err(|e| Failure { code: 1, message: e.to_string() })?;
+    }
+    Ok(())
+}

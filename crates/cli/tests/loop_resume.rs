@@ -1,0 +1,167 @@
+//! `hane loop` killed with SIGKILL during its second generation and rerun: the run completes
+//! with every game exactly once, the trainer's steps, checkpoints and logs consistent with the
+//! config, and every gating game recorded once.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const GAMES: usize = 24;
+const STEPS: u64 = 20;
+
+const CONFIG: &str = r#"
+[selfplay]
+rules = "ttakji,size=5"
+games_in_flight = 8
+batch_size = 16
+full_visits = 16
+fast_visits = 4
+resign_threshold = 0.0
+[train]
+rules = "ttakji,size=5"
+steps = 20
+batch_size = 32
+warmup_steps = 5
+checkpoint_every = 10
+log_every = 5
+histogram_every = 20
+window_min_rows = 100000
+[train.net]
+blocks = 1
+channels = 8
+[loop]
+generations = 2
+games = 24
+gate_games = 4
+gate_visits = 4
+komi_visits = 8
+"#;
+
+fn names(dir: &Path, ext: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == ext))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn all_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            all_files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn hane_loop(cfg: &Path, out: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_hane"));
+    c.args(["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    c
+}
+
+fn state(out: &Path) -> serde_json::Value {
+    std::fs::read_to_string(out.join("state.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
+    let dir = std::env::temp_dir().join(format!("hane-loop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("tiny.toml");
+    std::fs::write(&cfg, CONFIG).unwrap();
+    let out = dir.join("run");
+
+    // Kill as soon as the second generation has begun.
+    let mut child = hane_loop(&cfg, &out).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let t = Instant::now();
+    while state(&out)["generations"].as_array().map_or(0, |g| g.len()) < 2 {
+        assert!(t.elapsed() < Duration::from_secs(120), "the first generation did not finish");
+        assert!(child.try_wait().unwrap().is_none(), "hane loop ended before the second generation");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = state(&out);
+    assert!(killed["generations"][1]["gate"].is_null(), "killed before the second generation finished");
+
+    // A different config is refused; the same one continues.
+    let other = dir.join("other.toml");
+    std::fs::write(&other, CONFIG.replace("games = 24", "games = 30")).unwrap();
+    let refused = hane_loop(&other, &out).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("different config"));
+    let rerun = hane_loop(&cfg, &out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&rerun.stdout);
+    assert!(rerun.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&rerun.stderr));
+    assert!(stdout.contains("generation 1:") && stdout.contains("run finished"), "{stdout}");
+    assert!(!stdout.contains("generation 0:"), "generation 0 was finished before the kill:\n{stdout}");
+
+    // Every game exactly once, and a shard only for a recorded game.
+    let want: Vec<String> = (0..GAMES).map(|i| format!("g{i:08}.sgf")).collect();
+    for g in ["gen-000", "gen-001"] {
+        let sp = out.join("selfplay").join(g);
+        assert_eq!(names(&sp.join("sgf"), "sgf"), want, "{g}");
+        let shards = names(&sp.join("shards"), "npz");
+        assert!(!shards.is_empty());
+        for s in &shards {
+            assert!(want.contains(&s.replace(".npz", ".sgf")), "{g}: stray shard {s}");
+            hane_data::shard::read(&sp.join("shards").join(s)).unwrap();
+        }
+    }
+    let mut files = Vec::new();
+    all_files(&out, &mut files);
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy();
+        assert!(!name.contains(".tmp"), "temporary file left: {}", f.display());
+    }
+
+    // The state, checkpoints, models, gates and logs agree.
+    let st = state(&out);
+    let gens = st["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 2);
+    for (i, g) in gens.iter().enumerate() {
+        assert_eq!(g["index"], i);
+        assert_eq!(g["selfplay"]["games"], GAMES);
+        assert_eq!(g["train"]["step"], STEPS * (i as u64 + 1));
+        assert!(out.join(g["train"]["candidate"].as_str().unwrap()).is_file());
+        let w = &g["gate"]["results"];
+        let played =
+            w["wins"].as_u64().unwrap() + w["draws"].as_u64().unwrap() + w["losses"].as_u64().unwrap();
+        let gate_games: Vec<serde_json::Value> = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("gates/gen-{i:03}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(gate_games.len() as u64, played, "generation {i}: gate games recorded once");
+    }
+    assert_eq!(
+        gens[1]["player"],
+        serde_json::Value::String(if gens[0]["gate"]["accepted"] == true {
+            "models/gen-000.safetensors".into()
+        } else {
+            "uniform".into()
+        })
+    );
+    let ckpts = names(&out.join("train/checkpoints"), "safetensors");
+    assert_eq!(ckpts.last().unwrap(), &format!("step-{:09}.safetensors", 2 * STEPS));
+    let events: Vec<_> = files.iter().filter(|f| f.to_string_lossy().contains("tfevents")).collect();
+    assert!(!events.is_empty(), "TensorBoard event files");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["generations"].as_array().unwrap().len(), 2);
+    for png in ["elo.png", "losses.png"] {
+        assert!(std::fs::read(out.join(png)).unwrap().starts_with(b"\x89PNG"), "{png}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

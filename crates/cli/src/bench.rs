@@ -65,6 +65,10 @@ enum What {
         /// Evaluator: uniform or rollout.
         #[arg(long, default_value = "uniform")]
         evaluator: String,
+        /// Checkpoints to measure instead (comma-separated); each plays its own rules and
+        /// board size, and --rules, --size and --evaluator are ignored.
+        #[arg(long, value_delimiter = ',')]
+        model: Vec<std::path::PathBuf>,
         /// Evaluator batch size.
         #[arg(long, default_value_t = 128)]
         batch: usize,
@@ -85,8 +89,25 @@ pub fn run(a: Args) -> Result<(), Failure> {
             println!("{report}");
             Ok(())
         }
-        What::Selfplay { rules, size, games, in_flight, evaluator, batch } => {
-            selfplay(rules, size, games, in_flight, &evaluator, batch)
+        What::Selfplay { rules, size, games, in_flight, evaluator, batch, model } => {
+            let runs = if model.is_empty() {
+                default_rules(rules)
+                    .into_iter()
+                    .map(|r| Ok((format!("{r},size={size}"), Source::Named(evaluator.clone()))))
+                    .collect::<Result<Vec<_>, Failure>>()?
+            } else {
+                model
+                    .into_iter()
+                    .map(|p| {
+                        let meta = hane_nn::Checkpoint::read(&p)
+                            .map_err(|e| Failure::input(format!("--model {}: {e}", p.display())))?
+                            .meta;
+                        let rules = meta.parsed_rules().map_err(Failure::input)?;
+                        Ok((rules.to_string(), Source::Model(p)))
+                    })
+                    .collect::<Result<Vec<_>, Failure>>()?
+            };
+            selfplay(runs, games, in_flight, batch)
         }
     }
 }
@@ -99,54 +120,73 @@ fn default_rules(names: Vec<String>) -> Vec<String> {
     }
 }
 
-fn selfplay(
-    names: Vec<String>,
-    size: u8,
-    games: u64,
-    in_flight: usize,
-    evaluator: &str,
-    batch: usize,
-) -> Result<(), Failure> {
+/// What evaluates positions in a self-play benchmark.
+enum Source {
+    /// `uniform` or `rollout`.
+    Named(String),
+    /// A checkpoint's net.
+    Model(std::path::PathBuf),
+}
+
+impl Source {
+    fn factory(&self, rules: hane_engine::Rules) -> Result<hane_selfplay::server::EvaluatorFactory, Failure> {
+        match self {
+            Source::Named(n) => selfplay_cmd::factory(n, 1),
+            Source::Model(p) => selfplay_cmd::model_factory(p, rules),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Source::Named(n) => n.clone(),
+            Source::Model(p) => p.display().to_string(),
+        }
+    }
+}
+
+fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: usize) -> Result<(), Failure> {
     println!(
-        "self-play on {size}x{size}, {games} games per rule set, {in_flight} in flight, 1 worker, \
-         evaluator {evaluator}, batch {batch}, visits 64 full / 16 fast (p_full 0.25)"
+        "self-play: {games} games per run, {in_flight} in flight, 1 worker, batch {batch}, \
+         visits 64 full / 16 fast (p_full 0.25)"
     );
     println!(
-        "{:<11} {:>10} {:>11} {:>11} {:>13} {:>7}",
+        "{:<22} {:>10} {:>11} {:>11} {:>13} {:>7}  evaluator",
         "rules", "positions/s", "games/hour", "evals/s", "bare evals/s", "ratio"
     );
-    for name in default_rules(names) {
+    for (name, source) in runs {
         let cfg = SelfplayConfig {
-            rules: format!("{name},size={size}"),
+            rules: name.clone(),
             games_in_flight: in_flight,
             batch_size: batch,
             ..SelfplayConfig::default()
         };
         cfg.validate().map_err(|e| Failure::input(format!("--rules: {e}")))?;
-        let dir = std::env::temp_dir().join(format!("hane-bench-{}-{name}", std::process::id()));
+        let rules = cfg.parsed_rules().map_err(Failure::input)?;
+        let dir =
+            std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
         let _ = std::fs::remove_dir_all(&dir);
-        let fac = selfplay_cmd::factory(evaluator, 1)?;
         let s = hane_selfplay::run(
             &cfg,
             games,
             &dir,
-            fac,
-            evaluator,
+            source.factory(rules)?,
+            &source.name(),
             Arc::new(Progress::default()),
             Arc::new(AtomicBool::new(false)),
         )
         .map_err(|e| Failure { code: 1, message: e })?;
         let _ = std::fs::remove_dir_all(&dir);
-        let bare = bare_evals(&cfg, evaluator, batch)?;
+        let bare = bare_evals(rules, &source, batch)?;
         let evals = s.evals as f64 / s.seconds;
         println!(
-            "{:<11} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}",
+            "{:<22} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}  {}",
             name,
             s.moves as f64 / s.seconds,
             s.games as f64 / s.seconds * 3600.0,
             evals,
             bare,
-            evals / bare
+            evals / bare,
+            source.name()
         );
     }
     if let Some(kb) = peak_rss_kib() {
@@ -156,8 +196,7 @@ fn selfplay(
 }
 
 /// Evaluations per second of the evaluator alone on full batches of self-play-like positions.
-fn bare_evals(cfg: &SelfplayConfig, evaluator: &str, batch: usize) -> Result<f64, Failure> {
-    let rules = cfg.parsed_rules().map_err(Failure::input)?;
+fn bare_evals(rules: hane_engine::Rules, source: &Source, batch: usize) -> Result<f64, Failure> {
     let mut rng = Rng::new(5);
     let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
         .map(|i| {
@@ -173,7 +212,8 @@ fn bare_evals(cfg: &SelfplayConfig, evaluator: &str, batch: usize) -> Result<f64
             EvalRequest { state: g, legal }
         })
         .collect();
-    let mut ev = (selfplay_cmd::factory(evaluator, 1)?)();
+    let mut ev = (source.factory(rules)?)();
+    ev.evaluate(&batch_reqs); // warm-up: first calls allocate
     let t = Instant::now();
     let mut n = 0u64;
     while t.elapsed() < Duration::from_secs(1) {

@@ -22,13 +22,18 @@ pub struct Args {
     /// Games to play in total (a rerun only plays the unfinished ones).
     #[arg(long)]
     games: u64,
+    /// Seed of the run, replacing the config's: give every worker of a scaled-out run its
+    /// own (for example its job index), or they play the same games.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Output folder (shards/ and sgf/ are created inside).
     #[arg(long)]
     out: PathBuf,
     /// Evaluator without a network: uniform or rollout (ignored with --model).
     #[arg(long, default_value = "uniform")]
     evaluator: String,
-    /// A checkpoint (.safetensors from `hane train`) to evaluate positions with.
+    /// A checkpoint (.safetensors from `hane train`) to evaluate positions with, or a
+    /// trainer's output folder, meaning its newest checkpoint.
     #[arg(long)]
     model: Option<PathBuf>,
 }
@@ -96,8 +101,19 @@ pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
 }
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
-    let cfg = config::load(&a.config)?.selfplay;
-    let (fac, source) = match &a.model {
+    let mut cfg = config::load(&a.config)?.selfplay;
+    cfg.seed = a.seed.unwrap_or(cfg.seed);
+    let model = match &a.model {
+        Some(dir) if dir.is_dir() => Some(hane_train::latest_checkpoint(dir).ok_or_else(|| {
+            Failure::input(format!(
+                "--model {}: no checkpoint in {}/checkpoints",
+                dir.display(),
+                dir.display()
+            ))
+        })?),
+        m => m.clone(),
+    };
+    let (fac, source) = match &model {
         Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
         None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
     };

@@ -13,12 +13,10 @@ pub const ENCODER_VERSION: u32 = 1;
 pub const PLANES: usize = 19;
 /// Number of global features.
 pub const GLOBALS: usize = 12;
-/// How many recent placements get a plane each.
-pub const RECENT: usize = 5;
-
-/// Encodes `g` into `PLANES * N * N` plane values (0/1) and `GLOBALS` floats. `recent` are the
-/// placement points of the last turns, most recent last (passes left out).
-pub fn encode(g: &GameState, recent: &[Action]) -> (Vec<u8>, Vec<f32>) {
+/// Encodes `g` into `PLANES * N * N` plane values (0/1) and `GLOBALS` floats. The recent-move
+/// planes come from the state itself ([`GameState::recent_placements`]), so self-play rows
+/// and the positions a search evaluates are encoded alike.
+pub fn encode(g: &GameState) -> (Vec<u8>, Vec<f32>) {
     let geo = g.geo();
     let n2 = geo.area();
     let b = g.board();
@@ -59,10 +57,8 @@ pub fn encode(g: &GameState, recent: &[Action]) -> (Vec<u8>, Vec<f32>) {
         set(12, geo.dense(to));
         set(13, geo.dense(from));
     }
-    for (k, a) in recent.iter().rev().take(RECENT).enumerate() {
-        if let Action::Place(p) = a {
-            set(14 + k, geo.dense(*p));
-        }
+    for (k, p) in g.recent_placements().enumerate() {
+        set(14 + k, geo.dense(p));
     }
 
     let komi = rules.komi.as_f64() as f32;
@@ -120,7 +116,7 @@ mod tests {
         let geo = g.geo();
         let c3 = geo.parse("C3").unwrap();
         g.play(Action::Place(c3)).unwrap();
-        let (planes, globals) = encode(&g, &[Action::Place(c3)]);
+        let (planes, globals) = encode(&g);
         let n2 = 25;
         let i = geo.dense(c3);
         assert_eq!(planes[n2 + i], 1, "Black's stone is the opponent's for White");
@@ -130,6 +126,13 @@ mod tests {
         assert_eq!(planes[3 * n2..4 * n2].iter().map(|&v| v as usize).sum::<usize>(), 24);
         assert_eq!(planes[(8 + 2) * n2 + i], 1, "4 liberties -> the >=3 bucket");
         assert_eq!(planes[14 * n2 + i], 1, "most recent move");
+        g.play(Action::Pass).unwrap();
+        let d2 = geo.parse("D2").unwrap();
+        g.play(Action::Place(d2)).unwrap();
+        let (planes, _) = encode(&g);
+        assert_eq!(planes[14 * n2 + geo.dense(d2)], 1, "most recent placement");
+        assert_eq!(planes[15 * n2 + i], 1, "the one before (passes are not placements)");
+        assert_eq!(planes[16 * n2..19 * n2].iter().map(|&v| v as usize).sum::<usize>(), 0);
         assert_eq!(globals[0], 1.0);
         assert!((globals[1] - 7.0 / 15.0).abs() < 1e-6);
         assert_eq!(globals.len(), GLOBALS);

@@ -155,7 +155,12 @@ pub struct GameState {
     captured: [u32; 2],
     last_placer: Option<Color>,
     repetitions: u32,
+    /// The points of the last [`RECENT`] placements, most recent first (`None`: fewer so far).
+    recent: [Option<Point>; RECENT],
 }
+
+/// How many recent placements a [`GameState`] remembers (for the net's input features).
+pub const RECENT: usize = 5;
 
 impl GameState {
     /// A new game on an empty board; the rules must be valid.
@@ -175,6 +180,7 @@ impl GameState {
             captured: [0; 2],
             last_placer: None,
             repetitions: 0,
+            recent: [None; RECENT],
         };
         g.remember(g.board.hash());
         g
@@ -276,9 +282,17 @@ impl GameState {
         b
     }
 
-    fn finish_turn(&mut self, placed: bool) {
+    /// The points of the last placements (at most [`RECENT`]), most recent first; passes are
+    /// not placements, and a handicap is none.
+    pub fn recent_placements(&self) -> impl Iterator<Item = Point> + '_ {
+        self.recent.iter().map_while(|p| *p)
+    }
+
+    fn finish_turn(&mut self, placed: Option<Point>) {
         let mover = self.to_move;
-        if placed {
+        if let Some(p) = placed {
+            self.recent.copy_within(0..RECENT - 1, 1);
+            self.recent[0] = Some(p);
             self.passes = 0;
             self.last_placer = Some(mover);
             let h = self.board.hash();
@@ -358,7 +372,7 @@ impl GameState {
         // A suicide (where allowed) removes the mover's own chain: those count as captured too.
         let lost = before + 1 - self.board.stone_count(c);
         self.captured[c.index()] += lost as u32;
-        self.finish_turn(true);
+        self.finish_turn(Some(p));
     }
 
     /// Loose: plays `p` on a copy of the board; `Err` if the turn is illegal.
@@ -659,18 +673,18 @@ impl Game for GameState {
             }
         }
         match (self.rules.variant, a) {
-            (_, Action::Pass) => self.finish_turn(false),
+            (_, Action::Pass) => self.finish_turn(None),
             (Variant::Go, Action::Place(p)) => {
                 self.check_go(p)?;
                 self.apply_go(p);
             }
             (Variant::Loose, Action::Place(p)) => {
                 self.board = self.loose_after(p)?;
-                self.finish_turn(true);
+                self.finish_turn(Some(p));
             }
             (Variant::Sligo, Action::Place(q)) => {
                 self.board = self.sligo_after(q)?;
-                self.finish_turn(true);
+                self.finish_turn(Some(q));
             }
             (Variant::Sligo, Action::NoSlide) => {
                 let g = self.sligo_start(a);
@@ -694,7 +708,7 @@ impl Game for GameState {
 
     fn play_unchecked(&mut self, a: Action) {
         match (self.rules.variant, a) {
-            (_, Action::Pass) => self.finish_turn(false),
+            (_, Action::Pass) => self.finish_turn(None),
             (Variant::Go, Action::Place(p)) => self.apply_go(p),
             (Variant::Sligo, Action::NoSlide | Action::Slide(..)) => *self = self.sligo_start(a),
             _ => self.play(a).expect("play_unchecked with an illegal action"),

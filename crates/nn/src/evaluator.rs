@@ -83,7 +83,7 @@ impl Evaluator<GameState> for NetEvaluator {
                 cfg.action_space,
                 r.state.rules()
             );
-            let (p, g) = encode(&r.state, &[]);
+            let (p, g) = encode(&r.state);
             self.planes.extend_from_slice(&p);
             self.globals.extend_from_slice(&g);
         }

@@ -20,8 +20,8 @@ pub struct PendingRow {
 }
 
 /// Records the current root of a full search: its features and the search's policy target.
-pub fn pending_row(g: &GameState, recent: &[Action], target: &[(Action, f32)]) -> PendingRow {
-    let (planes, globals) = encode(g, recent);
+pub fn pending_row(g: &GameState, target: &[(Action, f32)]) -> PendingRow {
+    let (planes, globals) = encode(g);
     let mut policy = vec![0.0f32; g.action_space()];
     for &(a, p) in target {
         policy[g.action_index(a)] = p;

@@ -25,7 +25,6 @@ struct Slot {
     target: u32,
     full: bool,
     actions: Vec<Action>,
-    recent: Vec<Action>,
     rows: Vec<PendingRow>,
     low: [u32; 2],
     playthrough: bool,
@@ -49,7 +48,6 @@ impl Slot {
             target: 0,
             full: false,
             actions: Vec::new(),
-            recent: Vec::new(),
             rows: Vec::new(),
             low: [0; 2],
             playthrough,
@@ -70,7 +68,7 @@ impl Slot {
     fn move_now(&mut self, shared: &Shared) -> Option<Ending> {
         let g = &self.game;
         if self.full {
-            self.rows.push(record::pending_row(g, &self.recent, &self.search.policy_target()));
+            self.rows.push(record::pending_row(g, &self.search.policy_target()));
         }
         let mover = g.to_move();
         if g.phase() == Phase::Start {
@@ -97,9 +95,6 @@ impl Slot {
             panic!("search chose an illegal action {a:?}: {e}");
         }
         self.actions.push(a);
-        if let Action::Place(_) = a {
-            self.recent.push(a);
-        }
         shared.progress.moves.fetch_add(1, Ordering::Relaxed);
         if self.game.is_over() {
             return Some(Ending::scored(&self.game));

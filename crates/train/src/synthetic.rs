@@ -4,34 +4,27 @@
 //! result and margin, and the final area ownership, each from the side to move's view. A net
 //! can fit them, which is all a benchmark or an overfitting test needs.
 
-use hane_data::features::{encode, RECENT};
+use hane_data::features::encode;
 use hane_data::shard::{self, Row, ShardError};
 use hane_engine::playout::random_light_action;
 use hane_engine::rng::Rng;
 use hane_engine::score::{dead_stones, owners};
-use hane_engine::{Action, Color, Game, GameState, Outcome, Rules};
+use hane_engine::{Color, Game, GameState, Outcome, Rules};
 use std::path::{Path, PathBuf};
 
 /// The rows of one random game (at most `max_rows`, from its first positions).
 pub fn game_rows(rules: &Rules, rng: &mut Rng, max_rows: usize) -> Vec<Row> {
     let mut g = GameState::new(*rules);
-    let mut recent: Vec<Action> = Vec::new();
     let mut pending = Vec::new();
     while !g.is_over() {
         let a = random_light_action(&g, rng);
         if pending.len() < max_rows {
-            let (planes, globals) = encode(&g, &recent);
+            let (planes, globals) = encode(&g);
             let mut policy = vec![0.0; g.action_space()];
             policy[g.action_index(a)] = 1.0;
             pending.push((g.to_move(), planes, globals, policy));
         }
         g.play(a).expect("playouts choose legal actions");
-        if let Action::Place(_) = a {
-            recent.push(a);
-            if recent.len() > RECENT {
-                recent.remove(0);
-            }
-        }
     }
     let score = g.score();
     let b = g.turn_start_board();

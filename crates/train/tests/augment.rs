@@ -19,19 +19,15 @@ use hane_train::loader::{Loader, Message};
 use hane_train::TrainConfig;
 
 /// Plays `moves` (by name, `pass`, or a Sligo slide `C3>D4`) mapped through `s`.
-fn replay(rules: Rules, moves: &[&str], s: Symmetry) -> (GameState, Vec<Action>) {
+fn replay(rules: Rules, moves: &[&str], s: Symmetry) -> GameState {
     let mut g = GameState::new(rules);
     let geo = g.geo();
-    let mut recent = Vec::new();
     for m in moves {
         let a = action(&g, m);
         let a = s.apply_action(geo, a);
         g.play(a).unwrap_or_else(|e| panic!("{m} under {s:?}: {e}"));
-        if let Action::Place(_) = a {
-            recent.push(a);
-        }
     }
-    (g, recent)
+    g
 }
 
 fn action(g: &GameState, m: &str) -> Action {
@@ -59,13 +55,13 @@ fn ownership(g: &GameState, me: Color) -> Vec<i8> {
 /// Checks one position: `moves` lead to it, `best` is its known best move.
 fn check(rules: &str, moves: &[&str], best: &str) {
     let rules: Rules = rules.parse().unwrap();
-    let (g, recent) = replay(rules, moves, Symmetry::IDENTITY);
+    let g = replay(rules, moves, Symmetry::IDENTITY);
     let geo = g.geo();
     let best = action(&g, best);
     let me = g.to_move();
     let mut after_best = g.clone();
     after_best.play(best).unwrap();
-    let (planes, globals) = encode(&g, &recent);
+    let (planes, globals) = encode(&g);
     let mut policy = vec![0.0; g.action_space()];
     policy[g.action_index(best)] = 1.0;
     let row = Row {
@@ -81,13 +77,13 @@ fn check(rules: &str, moves: &[&str], best: &str) {
     let expected: Vec<(Vec<u8>, usize, Vec<i8>)> = Symmetry::ALL
         .iter()
         .map(|&s| {
-            let (gs, recent) = replay(rules, moves, s);
+            let gs = replay(rules, moves, s);
             let best_s = s.apply_action(geo, best);
             let mut after = gs.clone();
             after.play(best_s).unwrap();
             // The engine agrees that the transformed best move does the same thing.
             assert_eq!(s.apply_board(after_best.board()).rows(), after.board().rows(), "{s:?}");
-            (encode(&gs, &recent).0, gs.action_index(best_s), ownership(&after, me))
+            (encode(&gs).0, gs.action_index(best_s), ownership(&after, me))
         })
         .collect();
 

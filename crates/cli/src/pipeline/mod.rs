@@ -144,13 +144,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if st.generations[i].selfplay.is_none() {
             println!("== generation {g}: self-play by {player}");
             phase.store(PHASE_SELFPLAY, Ordering::Relaxed);
-            // A count cannot exceed the board's area: estimates beyond it are clamped.
+            // A count cannot exceed the board's area: estimates beyond it are clamped (into the
+            // rule set's komi domain).
             let area = f64::from(rules.size) * f64::from(rules.size);
-            let komi = st.generations[..i]
-                .iter()
-                .rev()
-                .find_map(|g| g.komi.as_ref())
-                .map(|k| k.estimate.fair.clamp(-area, area));
+            let komi = st.generations[..i].iter().rev().find_map(|g| g.komi.as_ref()).map(|k| {
+                hane_eval::KomiDomain::of(&rules).nearest(k.estimate.fair.clamp(-area, area)).as_f64()
+            });
             let done = selfplay(&cfg, &rules, &run_dir, g, &player, komi, stop.clone())?;
             phase.store(PHASE_OTHER, Ordering::Relaxed);
             let Some(done) = done else {

@@ -137,7 +137,9 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
             if gate.accepted { "accepted" } else { "rejected" }
         ));
     }
-    if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
+    if st.best_after(i + 1) == super::state::BASELINE {
+        s.push_str(" no net accepted yet;");
+    } else if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
         s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
     }
     match (&g.komi, &g.komi_error) {
@@ -153,7 +155,9 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
     let mut s = format!("run finished: {} generations in {}\n", st.generations.len(), dir.display());
     let best = st.best_after(st.generations.len());
     s.push_str(&format!("best net: {best}\n"));
-    if let Some((_, r)) = st.elo_chain().last() {
+    if best == super::state::BASELINE {
+        s.push_str("no candidate beat generation 0's player (search without a net)\n");
+    } else if let Some((_, r)) = st.elo_chain().last() {
         s.push_str(&format!(
             "Elo gain over generation 0's player (search without a net): {} (95% interval)\n",
             elo_text(r)

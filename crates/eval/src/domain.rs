@@ -10,7 +10,6 @@
 //! count is won by Black (White), as in Loose, and 0 where an equal count is a draw. Black
 //! wins at komi `k` exactly when `value > 4 * k`, and draws when `value == 4 * k`.
 
-use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{Komi, Rules};
 use serde::{Deserialize, Serialize};
 
@@ -26,12 +25,11 @@ pub enum KomiDomain {
 }
 
 impl KomiDomain {
-    /// The domain of a rule set: Loose even integers, territory scoring halves, and integers
-    /// for every area-scored rule set (Go and Sligo), as `ttakji` prescribes.
+    /// The domain of a rule set ([`Rules::komi_progression`]).
     pub fn of(rules: &Rules) -> KomiDomain {
-        match (rules.variant, rules.scoring) {
-            (Variant::Loose, _) => KomiDomain::EvenIntegers,
-            (_, Scoring::Territory) => KomiDomain::Halves,
+        match rules.komi_progression() {
+            (0, 4) => KomiDomain::EvenIntegers,
+            (1, 2) => KomiDomain::Halves,
             _ => KomiDomain::Integers,
         }
     }

@@ -3,24 +3,12 @@
 //! set's komi domain.
 
 use hane_engine::rng::Rng;
-use hane_engine::rules::{Komi, Variant};
+use hane_engine::rules::Komi;
 use hane_engine::Rules;
 
-/// The komi domain of a rule set as (step, offset) in half-points: allowed komi are
-/// `offset + k * step`. Loose: even integers; `ttakji`: integers; territory Go
-/// (`brainking`, `japanese`): x.5 so there are no draws; otherwise any multiple of 0.5.
-pub fn domain(r: &Rules) -> (i32, i32) {
-    match (r.variant, r.preset_name()) {
-        (Variant::Loose, _) => (4, 0),
-        (_, Some("ttakji")) => (2, 0),
-        (Variant::Go, _) if r.scoring == hane_engine::rules::Scoring::Territory => (2, 1),
-        _ => (1, 0),
-    }
-}
-
-/// The nearest komi of the domain to `k` half-points.
+/// The nearest komi of the rules' domain ([`Rules::komi_progression`]) to `k` half-points.
 pub fn snap(r: &Rules, k: f64) -> Komi {
-    let (step, offset) = domain(r);
+    let (offset, step) = r.komi_progression();
     let n = ((k - f64::from(offset)) / f64::from(step)).round();
     Komi(offset + n as i32 * step)
 }
@@ -49,7 +37,7 @@ mod tests {
             ("loose", (|k: i32| k % 4 == 0) as fn(i32) -> bool),
             ("ttakji", |k| k % 2 == 0),
             ("brainking", |k| k.rem_euclid(2) == 1),
-            ("sligo", |_| true),
+            ("sligo", |k| k % 2 == 0),
         ] {
             let r: Rules = spec.parse().unwrap();
             let mut distinct = std::collections::BTreeSet::new();

@@ -1,7 +1,9 @@
 //! `hane gtp` driven through a scripted session, bad input included.
 
+mod common;
+
+use common::tiny_checkpoint;
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn session(script: &str) -> Vec<String> {
@@ -95,22 +97,6 @@ fn scripted_game_with_bad_input() {
     assert_eq!(r[28], "= true");
     assert_eq!(r[29], "=");
     assert_eq!(r.len(), 30, "nothing after quit");
-}
-
-/// Writes an untrained checkpoint of a tiny net for `rules` (no training: the test only
-/// needs a net that loads and evaluates).
-fn tiny_checkpoint(rules: &str, path: &Path) {
-    use hane_nn::{tch::Device, NetConfig, NetShape, Network};
-    let rules: hane_engine::Rules = rules.parse().unwrap();
-    let shape = NetShape {
-        blocks: 1,
-        channels: 8,
-        pool_channels: 4,
-        head_channels: 4,
-        value_channels: 4,
-        pool_every: 1,
-    };
-    Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap().save(path, &rules).unwrap();
 }
 
 #[test]

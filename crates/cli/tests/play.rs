@@ -1,7 +1,9 @@
 //! `hane play` driven through stdin: boards, bad input, undo, the end of a game.
 
+mod common;
+
+use common::tiny_checkpoint;
 use std::io::{Read, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// The position displays in `out` (board, turn line, score line), in order.
@@ -41,21 +43,6 @@ fn replay(rules: &str, turns: &[&str]) -> (Vec<String>, Vec<String>) {
         v[k].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect::<Vec<_>>()
     };
     (strings("board"), strings("legal"))
-}
-
-/// Writes an untrained checkpoint of a tiny net for `rules`.
-fn tiny_checkpoint(rules: &str, path: &Path) {
-    use hane_nn::{tch::Device, NetConfig, NetShape, Network};
-    let rules: hane_engine::Rules = rules.parse().unwrap();
-    let shape = NetShape {
-        blocks: 1,
-        channels: 8,
-        pool_channels: 4,
-        head_channels: 4,
-        value_channels: 4,
-        pool_every: 1,
-    };
-    Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap().save(path, &rules).unwrap();
 }
 
 #[test]

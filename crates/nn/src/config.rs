@@ -46,6 +46,19 @@ impl Default for NetShape {
 }
 
 impl NetShape {
+    /// A one-block net of 8 channels: for tests and smoke runs, where only loading and
+    /// evaluating matter.
+    pub fn tiny() -> NetShape {
+        NetShape {
+            blocks: 1,
+            channels: 8,
+            pool_channels: 4,
+            head_channels: 4,
+            value_channels: 4,
+            pool_every: 1,
+        }
+    }
+
     /// Whether trunk block `i` (0-based) is a global pooling block.
     pub fn is_pool_block(&self, i: usize) -> bool {
         self.pool_every > 0 && i % self.pool_every == self.pool_every - 1

@@ -120,14 +120,7 @@ mod tests {
     fn evaluations_cover_exactly_the_legal_actions() {
         for rules in ["ttakji,size=5", "sligo,size=5", "loose,size=5"] {
             let rules: Rules = rules.parse().unwrap();
-            let shape = NetShape {
-                blocks: 1,
-                channels: 8,
-                pool_channels: 4,
-                head_channels: 4,
-                value_channels: 4,
-                pool_every: 1,
-            };
+            let shape = NetShape::tiny();
             let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
             let path =
                 std::env::temp_dir().join(format!("hane-nn-eval-{}-{rules}.safetensors", std::process::id()));

@@ -148,9 +148,7 @@ pub struct GameState {
     turns: u32,
     over: bool,
     /// Stone hashes after every completed turn, starting with the initial position.
-    history: Vec<u64>,
-    /// A bit per hash bucket of `history`: a clear bit proves a position is new.
-    seen_filter: [u64; SEEN_WORDS],
+    history: History,
     /// Stones of each colour captured by the opponent (Go) so far.
     captured: [u32; 2],
     last_placer: Option<Color>,
@@ -169,8 +167,7 @@ impl GameState {
         let board = Board::new(rules.size);
         let mut g = GameState {
             rules,
-            history: Vec::new(),
-            seen_filter: [0; SEEN_WORDS],
+            history: History::default(),
             board,
             to_move: Color::Black,
             phase: Phase::Start,
@@ -189,7 +186,6 @@ impl GameState {
     /// Appends a position to the history.
     fn remember(&mut self, h: u64) {
         self.history.push(h);
-        self.seen_filter[(h as usize >> 6) & (SEEN_WORDS - 1)] |= 1 << (h & 63);
     }
 
     /// A Go game whose first Black move places the given handicap stones; White moves next.
@@ -296,7 +292,7 @@ impl GameState {
             self.passes = 0;
             self.last_placer = Some(mover);
             let h = self.board.hash();
-            if self.rules.variant == Variant::Sligo && self.history.contains(&h) {
+            if self.rules.variant == Variant::Sligo && self.history.contains(h) {
                 self.repetitions += 1;
             }
             self.remember(h);
@@ -318,7 +314,7 @@ impl GameState {
         if self.board.at(p) != EMPTY {
             return Some(GoViolation::Occupied);
         }
-        let no_suicide = self.board.go_legal_no_suicide(p, c);
+        let (no_suicide, captures) = self.board.go_probe(p, c);
         if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
         }
@@ -328,23 +324,17 @@ impl GameState {
                 // Without a capture the new position has the mover's stone on p where the
                 // position before the opponent's last move had none, so only captures can
                 // recreate it.
-                let n = self.history.len();
-                if n >= 2
-                    && self.board.captures_any(p, c)
-                    && self.board.go_hash_after(p, c) == self.history[n - 2]
-                {
+                if captures && Some(self.board.go_hash_after(p, c)) == self.history.before_last() {
                     return Some(GoViolation::Ko);
                 }
             }
             KoRule::Positional => {
-                let h = if no_suicide && !self.board.captures_any(p, c) {
+                let h = if no_suicide && !captures {
                     self.board.hash_with_stone(p, c)
                 } else {
                     self.board.go_hash_after(p, c)
                 };
-                if self.seen_filter[(h as usize >> 6) & (SEEN_WORDS - 1)] & (1 << (h & 63)) != 0
-                    && self.history.contains(&h)
-                {
+                if self.history.contains(h) {
                     return Some(GoViolation::Superko);
                 }
             }
@@ -448,11 +438,11 @@ impl GameState {
         b.capture_around(q, c.opp());
         if let Some((_, t)) = slide {
             b.capture_around(t, c.opp());
-            if b.libs(t) == 0 {
+            if b.has_no_libs(t) {
                 return Err(PlayError::Suicide(self.name(q)));
             }
         }
-        if b.libs(q) == 0 {
+        if b.has_no_libs(q) {
             return Err(PlayError::Suicide(self.name(q)));
         }
         let mut changed = [q, q, q];
@@ -550,9 +540,13 @@ impl GameState {
 
     /// Go and Loose: whether placing at the empty-or-not point `p` is legal.
     pub fn placement_is_legal(&self, p: Point) -> bool {
-        if !self.geo().on_board(p) {
-            return false;
-        }
+        self.geo().on_board(p) && self.on_board_placement_is_legal(p)
+    }
+
+    /// [`GameState::placement_is_legal`] for a point known to be on the board (one from
+    /// [`Board::empties`], say), without the bounds test.
+    #[inline]
+    pub fn on_board_placement_is_legal(&self, p: Point) -> bool {
         match self.rules.variant {
             Variant::Go => self.go_violation(p).is_none(),
             Variant::Loose => self.loose_after(p).is_ok(),
@@ -579,6 +573,47 @@ impl GameState {
 
 /// Words of the history filter (1024 bits).
 const SEEN_WORDS: usize = 16;
+
+/// The stone hashes of the positions so far, with a one-bit-per-bucket filter in front: a
+/// clear bit proves a position is new, so most lookups never scan the list. A clone keeps
+/// the capacity, so a playout from a cloned state does not grow the list step by step.
+#[derive(Default)]
+struct History {
+    hashes: Vec<u64>,
+    filter: [u64; SEEN_WORDS],
+}
+
+impl Clone for History {
+    fn clone(&self) -> Self {
+        let mut hashes = Vec::with_capacity(self.hashes.capacity().max(2 * self.hashes.len()).max(64));
+        hashes.extend_from_slice(&self.hashes);
+        History { hashes, filter: self.filter }
+    }
+}
+
+impl History {
+    #[inline(always)]
+    fn bit(h: u64) -> (usize, u64) {
+        ((h as usize >> 6) & (SEEN_WORDS - 1), 1 << (h & 63))
+    }
+
+    fn push(&mut self, h: u64) {
+        self.hashes.push(h);
+        let (w, b) = History::bit(h);
+        self.filter[w] |= b;
+    }
+
+    #[inline]
+    fn contains(&self, h: u64) -> bool {
+        let (w, b) = History::bit(h);
+        self.filter[w] & b != 0 && self.hashes.contains(&h)
+    }
+
+    /// The position before the last one (simple ko's reference), if any.
+    fn before_last(&self) -> Option<u64> {
+        self.hashes.len().checked_sub(2).map(|i| self.hashes[i])
+    }
+}
 
 /// Why a Go placement is illegal, without the allocation of a [`PlayError`].
 #[derive(Clone, Copy)]
@@ -633,7 +668,9 @@ impl Game for GameState {
         let geo = self.geo();
         match (self.rules.variant, self.phase) {
             (Variant::Go, _) => {
-                out.extend(self.board.empties().filter(|&p| self.check_go(p).is_ok()).map(Action::Place));
+                out.extend(
+                    self.board.empties().filter(|&p| self.go_violation(p).is_none()).map(Action::Place),
+                );
                 out.push(Action::Pass);
             }
             (Variant::Loose, _) => {

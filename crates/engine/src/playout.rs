@@ -25,7 +25,7 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
         (Variant::Sligo, Phase::Place(_)) => {
             random_placement(g, rng, |g, p| g.clone().play(Action::Place(p)).is_ok()).unwrap_or(Action::Pass)
         }
-        _ => random_placement(g, rng, |g, p| g.placement_is_legal(p)).unwrap_or(Action::Pass),
+        _ => random_placement(g, rng, |g, p| g.on_board_placement_is_legal(p)).unwrap_or(Action::Pass),
     }
 }
 
@@ -40,14 +40,20 @@ fn random_placement(
     if n == 0 {
         return None;
     }
-    let off = rng.below(n);
     let me = g.to_move();
     // Scan off..n then 0..off (no division per candidate).
-    (off..n)
-        .chain(0..off)
-        .map(|k| b.empty_at(k))
-        .find(|&p| !is_true_eye(b, p, me) && legal(g, p))
-        .map(Action::Place)
+    let mut k = rng.below(n);
+    for _ in 0..n {
+        let p = b.empty_at(k);
+        if !is_true_eye(b, p, me) && legal(g, p) {
+            return Some(Action::Place(p));
+        }
+        k += 1;
+        if k == n {
+            k = 0;
+        }
+    }
+    None
 }
 
 /// Sligo: a random first action (no-slide or a slide) after which a non-eye placement exists.

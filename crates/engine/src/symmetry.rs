@@ -253,7 +253,9 @@ mod tests {
                 assert_eq!(t.stone_count(Color::Black), b.stone_count(Color::Black));
                 for p in geo.points() {
                     assert_eq!(t.at(s.apply_point(geo, p)), b.at(p));
-                    assert_eq!(t.libs(s.apply_point(geo, p)), b.libs(p));
+                    if b.color(p).is_some() {
+                        assert_eq!(t.libs(s.apply_point(geo, p)), b.libs(p));
+                    }
                 }
                 let back = s.inverse().apply_board(&t);
                 assert_eq!(back.rows(), b.rows());

@@ -149,70 +149,50 @@ impl PointSet {
     }
 }
 
-/// Slots of the per-cell arrays: a power of two at least [`MAX_CELLS`], so that an index
-/// masked into range needs no bounds check on the hot path.
-const CELL_SLOTS: usize = MAX_CELLS.next_power_of_two();
-
-/// A per-cell array of the padded board, indexed by padded index (masked into range: every
-/// index the board uses is below [`MAX_CELLS`] anyway).
-#[derive(Clone, Copy)]
-struct PerCell<T>([T; CELL_SLOTS]);
-
-impl<T> std::ops::Index<usize> for PerCell<T> {
-    type Output = T;
-
-    #[inline(always)]
-    fn index(&self, i: usize) -> &T {
-        debug_assert!(i < MAX_CELLS);
-        &self.0[i & (CELL_SLOTS - 1)]
-    }
-}
-
-impl<T> std::ops::IndexMut<usize> for PerCell<T> {
-    #[inline(always)]
-    fn index_mut(&mut self, i: usize) -> &mut T {
-        debug_assert!(i < MAX_CELLS);
-        &mut self.0[i & (CELL_SLOTS - 1)]
-    }
-}
-
-/// A chain's pseudo-liberties: how many (stone, empty neighbour) adjacencies it has, and the
-/// sum and sum of squares of those empty points' indices (see the module docs).
+/// A chain's pseudo-liberties (see the module docs) packed in one word, so that adding or
+/// removing an element, and merging two chains, is one addition: bits 52.. count the
+/// elements (at most 4 * 361 < 2^12), bits 32..52 sum their padded indices (below 2^20) and
+/// bits 0..32 sum their squares (below 4 * 361 * 441^2 < 2^32). No field can carry into the
+/// next, since each stays within its bound.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-struct Libs {
-    n: u32,
-    sum: u32,
-    squares: u32,
-}
+struct Libs(u64);
 
 impl Libs {
     #[inline(always)]
+    fn element(e: u16) -> u64 {
+        let e = u64::from(e);
+        (1 << 52) | (e << 32) | (e * e)
+    }
+
+    #[inline(always)]
     fn add(&mut self, e: u16) {
-        let e = u32::from(e);
-        self.n += 1;
-        self.sum += e;
-        self.squares += e * e;
+        self.0 += Libs::element(e);
     }
 
     #[inline(always)]
     fn remove(&mut self, e: u16) {
-        let e = u32::from(e);
-        self.n -= 1;
-        self.sum -= e;
-        self.squares -= e * e;
+        self.0 -= Libs::element(e);
     }
 
     #[inline(always)]
     fn absorb(&mut self, o: Libs) {
-        self.n += o.n;
-        self.sum += o.sum;
-        self.squares += o.squares;
+        self.0 += o.0;
+    }
+
+    #[inline(always)]
+    fn n(self) -> u64 {
+        self.0 >> 52
+    }
+
+    #[inline(always)]
+    fn sum(self) -> u64 {
+        (self.0 >> 32) & 0xF_FFFF
     }
 
     /// Exactly one distinct liberty: all elements equal (equality in Cauchy-Schwarz).
     #[inline(always)]
     fn single(self) -> bool {
-        self.n > 0 && u64::from(self.sum) * u64::from(self.sum) == u64::from(self.n) * u64::from(self.squares)
+        self.n() > 0 && self.sum() * self.sum() == self.n() * (self.0 & 0xFFFF_FFFF)
     }
 }
 
@@ -220,18 +200,18 @@ impl Libs {
 #[derive(Clone)]
 pub struct Board {
     geo: Geometry,
-    cells: PerCell<u8>,
-    head: PerCell<u16>,
-    next: PerCell<u16>,
+    cells: [u8; MAX_CELLS],
+    head: [u16; MAX_CELLS],
+    next: [u16; MAX_CELLS],
     /// Pseudo-liberties (see the module docs), valid at chain heads.
-    libs: PerCell<Libs>,
+    libs: [Libs; MAX_CELLS],
     /// Stone count, valid at chain heads.
-    stones: PerCell<u16>,
+    stones: [u16; MAX_CELLS],
     /// Per point, how many of its neighbours are black, white and empty, as 4-bit fields
     /// (see [`neighbour_unit`]; the rest are wall).
-    nbr: PerCell<u16>,
+    nbr: [u16; MAX_CELLS],
     empties: [u16; MAX_SIZE * MAX_SIZE],
-    empty_pos: PerCell<u16>,
+    empty_pos: [u16; MAX_CELLS],
     n_empty: u16,
     count: [u16; 2],
     hash: u64,
@@ -243,14 +223,14 @@ impl Board {
         let geo = Geometry::new(size);
         let mut b = Board {
             geo,
-            cells: PerCell([WALL; CELL_SLOTS]),
-            head: PerCell([0; CELL_SLOTS]),
-            next: PerCell([0; CELL_SLOTS]),
-            libs: PerCell([Libs::default(); CELL_SLOTS]),
-            stones: PerCell([0; CELL_SLOTS]),
+            cells: [WALL; MAX_CELLS],
+            head: [0; MAX_CELLS],
+            next: [0; MAX_CELLS],
+            libs: [Libs::default(); MAX_CELLS],
+            stones: [0; MAX_CELLS],
             empties: [0; MAX_SIZE * MAX_SIZE],
-            empty_pos: PerCell([0; CELL_SLOTS]),
-            nbr: PerCell([0; CELL_SLOTS]),
+            empty_pos: [0; MAX_CELLS],
+            nbr: [0; MAX_CELLS],
             n_empty: 0,
             count: [0; 2],
             hash: 0,
@@ -342,7 +322,7 @@ impl Board {
     /// Whether the chain through the stone at `p` has no liberty.
     #[inline(always)]
     pub fn has_no_libs(&self, p: Point) -> bool {
-        self.libs[self.head[p.idx()] as usize].n == 0
+        self.libs[self.head[p.idx()] as usize].n() == 0
     }
 
     /// Whether the chain through the stone at `p` has exactly one liberty.
@@ -354,7 +334,7 @@ impl Board {
     /// The liberty of the chain through the stone at `p`, if it has exactly one.
     pub fn atari_point(&self, p: Point) -> Option<Point> {
         let l = self.libs[self.head[p.idx()] as usize];
-        l.single().then(|| Point((l.sum / l.n) as u16))
+        l.single().then(|| Point((l.sum() / l.n()) as u16))
     }
 
     /// Stones in the chain through the stone at `p`.
@@ -468,7 +448,7 @@ impl Board {
                 break;
             }
         }
-        self.next.0.swap(big as usize, small as usize);
+        self.next.swap(big as usize, small as usize);
         self.stones[big as usize] += self.stones[small as usize];
         self.libs[big as usize].absorb(extra);
         big

@@ -366,20 +366,23 @@ impl GameState {
     }
 
     /// Loose: plays `p` on a copy of the board; `Err` if the turn is illegal.
-    fn loose_after(&self, p: Point) -> Result<Board, PlayError> {
+    fn loose_after(&self, p: Point) -> Result<Board, Refusal> {
         let c = self.to_move;
         if self.board.at(p) != EMPTY {
-            return Err(PlayError::Occupied(self.name(p)));
+            return Err(Refusal::Occupied);
         }
         let mut b = self.board.clone();
         b.put(p, c);
-        // Enemy groups that can newly lack a true liberty touch p or an empty neighbour of p.
-        let mut candidates = Vec::with_capacity(8);
+        // Enemy groups that can newly lack a true liberty touch p or an empty neighbour of p:
+        // at most 4 + 4 * 3 chains.
+        let mut candidates = [Point(0); 16];
+        let mut n = 0;
         let mut seen = PointSet::default();
         let enemy = c.opp().cell();
         let mut consider = |q: Point, b: &Board| {
             if b.at(q) == enemy && seen.insert(b.chain(q)) {
-                candidates.push(q);
+                candidates[n] = q;
+                n += 1;
             }
         };
         for q in b.adj(p) {
@@ -390,20 +393,25 @@ impl GameState {
                 }
             }
         }
-        let doomed: Vec<Point> =
-            candidates.into_iter().filter(|&q| !score::has_true_liberty(&b, q)).collect();
-        for q in doomed {
-            b.flip_chain(q);
+        // Decide every candidate before flipping any: a flip can change the others' test.
+        let mut doomed = [false; 16];
+        for (d, &q) in doomed.iter_mut().zip(&candidates[..n]) {
+            *d = !score::has_true_liberty(&b, q);
+        }
+        for (&d, &q) in doomed.iter().zip(&candidates[..n]) {
+            if d {
+                b.flip_chain(q);
+            }
         }
         // Only the mover's groups at p or next to p's empty neighbours can lack one now.
         if !score::has_true_liberty(&b, p) {
-            return Err(PlayError::NoTrueLiberty(self.name(p)));
+            return Err(Refusal::NoTrueLiberty);
         }
         for q in b.adj(p) {
             if b.at(q) == EMPTY {
                 for r in b.adj(q) {
                     if b.at(r) == c.cell() && !score::has_true_liberty(&b, r) {
-                        return Err(PlayError::NoTrueLiberty(self.name(p)));
+                        return Err(Refusal::NoTrueLiberty);
                     }
                 }
             }
@@ -411,26 +419,47 @@ impl GameState {
         Ok(b)
     }
 
+    /// Loose: whether placing on the empty-or-not `p` is legal; [`GameState::loose_after`]
+    /// without its copy of the board where no enemy group would flip.
+    fn loose_legal(&self, p: Point) -> bool {
+        self.board.at(p) == EMPTY
+            && loose_without_flips(&self.board, p, self.to_move)
+                .unwrap_or_else(|| self.loose_after(p).is_ok())
+    }
+
+    /// The error for a refused placement at `p`, with names.
+    fn refusal_error(&self, r: Refusal, p: Point) -> PlayError {
+        let name = |q| self.name(q);
+        match r {
+            Refusal::Occupied => PlayError::Occupied(name(p)),
+            Refusal::NoTrueLiberty => PlayError::NoTrueLiberty(name(p)),
+            Refusal::Suicide => PlayError::Suicide(name(p)),
+            Refusal::WeakPair => PlayError::WeakPair(name(p)),
+            Refusal::WrongPhase => {
+                PlayError::WrongPhase("a Sligo placement comes after noslide or a slide".into())
+            }
+            Refusal::SameAsNoSlide(t) => PlayError::Duplicate(format!("{} without a slide", name(t))),
+            Refusal::SameAsSlide(f, q, t) => {
+                PlayError::Duplicate(format!("{}>{}+{}", name(f), name(q), name(t)))
+            }
+        }
+    }
+
     /// Sligo: the board after placing at `q` (the slide, if any, is already on `self.board`).
-    fn sligo_after(&self, q: Point) -> Result<Board, PlayError> {
+    fn sligo_after(&self, q: Point) -> Result<Board, Refusal> {
         let c = self.to_move;
         let Phase::Place(slide) = self.phase else {
-            return Err(PlayError::WrongPhase("a Sligo placement comes after noslide or a slide".into()));
+            return Err(Refusal::WrongPhase);
         };
         if self.board.at(q) != EMPTY {
-            return Err(PlayError::Occupied(self.name(q)));
+            return Err(Refusal::Occupied);
         }
         if let Some((f, t)) = slide {
             if q == f {
-                return Err(PlayError::Duplicate(format!("{} without a slide", self.name(t))));
+                return Err(Refusal::SameAsNoSlide(t));
             }
             if king_adjacent(self.geo(), f, q) && q < t {
-                return Err(PlayError::Duplicate(format!(
-                    "{}>{}+{}",
-                    self.name(f),
-                    self.name(q),
-                    self.name(t)
-                )));
+                return Err(Refusal::SameAsSlide(f, q, t));
             }
         }
         let mut b = self.board.clone();
@@ -439,18 +468,18 @@ impl GameState {
         if let Some((_, t)) = slide {
             b.capture_around(t, c.opp());
             if b.has_no_libs(t) {
-                return Err(PlayError::Suicide(self.name(q)));
+                return Err(Refusal::Suicide);
             }
         }
         if b.has_no_libs(q) {
-            return Err(PlayError::Suicide(self.name(q)));
+            return Err(Refusal::Suicide);
         }
         let mut changed = [q, q, q];
         if let Some((f, t)) = slide {
             changed = [q, f, t];
         }
         if changed.iter().any(|&x| weak_pair_near(&b, x, c)) {
-            return Err(PlayError::WeakPair(self.name(q)));
+            return Err(Refusal::WeakPair);
         }
         Ok(b)
     }
@@ -538,7 +567,8 @@ impl GameState {
         }
     }
 
-    /// Go and Loose: whether placing at the empty-or-not point `p` is legal.
+    /// Go and Loose, and Sligo's placement phase: whether placing at the empty-or-not point
+    /// `p` is legal.
     pub fn placement_is_legal(&self, p: Point) -> bool {
         self.geo().on_board(p) && self.on_board_placement_is_legal(p)
     }
@@ -549,8 +579,8 @@ impl GameState {
     pub fn on_board_placement_is_legal(&self, p: Point) -> bool {
         match self.rules.variant {
             Variant::Go => self.go_violation(p).is_none(),
-            Variant::Loose => self.loose_after(p).is_ok(),
-            Variant::Sligo => false,
+            Variant::Loose => self.loose_legal(p),
+            Variant::Sligo => matches!(self.phase, Phase::Place(_)) && self.sligo_after(p).is_ok(),
         }
     }
 
@@ -615,6 +645,21 @@ impl History {
     }
 }
 
+/// Why a Loose or Sligo placement is refused, without the allocation of a [`PlayError`]
+/// (see [`GameState::refusal_error`]).
+#[derive(Clone, Copy)]
+enum Refusal {
+    Occupied,
+    NoTrueLiberty,
+    Suicide,
+    WeakPair,
+    WrongPhase,
+    /// The same turn as placing on the slide's target without the slide.
+    SameAsNoSlide(Point),
+    /// The same turn as the slide from the first point to the second, then placing on the third.
+    SameAsSlide(Point, Point, Point),
+}
+
 /// Why a Go placement is illegal, without the allocation of a [`PlayError`].
 #[derive(Clone, Copy)]
 enum GoViolation {
@@ -622,6 +667,57 @@ enum GoViolation {
     Suicide,
     Ko,
     Superko,
+}
+
+/// Loose, for `c` placing on the empty `p`: `None` if some enemy group would flip, else
+/// whether the placement is legal. Decided on the board before the placement: only `p` and
+/// its empty neighbours change their true-liberty status (see [`true_liberty_after`]), the
+/// mover's chains next to `p` join `p`'s group, and with no flip only the groups touching
+/// `p` or its empty neighbours can lose their last true liberty.
+fn loose_without_flips(b: &Board, p: Point, c: Color) -> Option<bool> {
+    let chain_ok = |q: Point| {
+        b.chain_stones(q)
+            .any(|s| b.adj(s).into_iter().any(|x| b.at(x) == EMPTY && true_liberty_after(b, x, p, c)))
+    };
+    let enemy = c.opp().cell();
+    let touches_p = |q: Point| b.adj(p).into_iter().any(|r| b.at(r) == c.cell() && b.chain(r) == b.chain(q));
+    // p's group: p with the mover's chains next to it.
+    let group_ok = b.adj(p).into_iter().any(|x| b.at(x) == EMPTY && true_liberty_after(b, x, p, c))
+        || b.adj(p).into_iter().any(|q| b.at(q) == c.cell() && chain_ok(q));
+    let mut legal = group_ok;
+    for q in b.adj(p) {
+        match b.at(q) {
+            v if v == enemy && !chain_ok(q) => return None,
+            EMPTY => {
+                for r in b.adj(q) {
+                    let v = b.at(r);
+                    if v == enemy && !chain_ok(r) {
+                        return None;
+                    }
+                    if v == c.cell() && !touches_p(r) && !chain_ok(r) {
+                        legal = false;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(legal)
+}
+
+/// Loose: whether the empty `x` is a true liberty once `c` is placed on the empty `p` and
+/// nothing else changes.
+fn true_liberty_after(b: &Board, x: Point, p: Point, c: Color) -> bool {
+    if x == p {
+        return false;
+    }
+    if !b.adj(x).contains(&p) {
+        return score::is_true_liberty(b, x);
+    }
+    let empty = b.adj(x).into_iter().any(|y| y != p && b.at(y) == EMPTY);
+    let black = c == Color::Black || b.has_neighbour(x, Color::Black);
+    let white = c == Color::White || b.has_neighbour(x, Color::White);
+    empty || !(black && white)
 }
 
 /// Whether two points are one king step apart.
@@ -674,7 +770,7 @@ impl Game for GameState {
                 out.push(Action::Pass);
             }
             (Variant::Loose, _) => {
-                out.extend(self.board.empties().filter(|&p| self.loose_after(p).is_ok()).map(Action::Place));
+                out.extend(self.board.empties().filter(|&p| self.loose_legal(p)).map(Action::Place));
                 out.push(Action::Pass);
             }
             (Variant::Sligo, Phase::Start) => {
@@ -716,11 +812,11 @@ impl Game for GameState {
                 self.apply_go(p);
             }
             (Variant::Loose, Action::Place(p)) => {
-                self.board = self.loose_after(p)?;
+                self.board = self.loose_after(p).map_err(|r| self.refusal_error(r, p))?;
                 self.finish_turn(Some(p));
             }
             (Variant::Sligo, Action::Place(q)) => {
-                self.board = self.sligo_after(q)?;
+                self.board = self.sligo_after(q).map_err(|r| self.refusal_error(r, q))?;
                 self.finish_turn(Some(q));
             }
             (Variant::Sligo, Action::NoSlide) => {

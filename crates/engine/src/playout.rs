@@ -22,9 +22,6 @@ pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
 pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
     match (g.rules().variant, g.phase()) {
         (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
-        (Variant::Sligo, Phase::Place(_)) => {
-            random_placement(g, rng, |g, p| g.clone().play(Action::Place(p)).is_ok()).unwrap_or(Action::Pass)
-        }
         _ => random_placement(g, rng, |g, p| g.on_board_placement_is_legal(p)).unwrap_or(Action::Pass),
     }
 }

@@ -31,16 +31,7 @@ impl Score {
 /// not touch both colours).
 #[inline]
 pub fn is_true_liberty(b: &Board, e: Point) -> bool {
-    let mut seen = 0u8;
-    for q in b.adj(e) {
-        match b.at(q) {
-            EMPTY => return true,
-            BLACK => seen |= 1,
-            WHITE => seen |= 2,
-            _ => {}
-        }
-    }
-    seen != 3
+    b.has_empty_neighbour(e) || !(b.has_neighbour(e, Color::Black) && b.has_neighbour(e, Color::White))
 }
 
 /// Loose: whether the chain through `p` has a true liberty.

@@ -6,7 +6,7 @@
 
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
-use hane_eval::solver::{minimax, solve, solve_after, Solution, SolveOptions};
+use hane_eval::solver::{minimax, solve, solve_after, solve_guessing, Solution, SolveOptions};
 
 fn rules(s: &str) -> Rules {
     s.parse().unwrap()
@@ -59,10 +59,31 @@ fn go_3x3_is_black_by_9() {
 #[ignore = "about 20 minutes on one core of the development machine"]
 fn go_4x4_is_black_by_2() {
     // Published: Black wins 4x4 Go by 2 under area scoring.
-    let s = solve(&rules("ttakji,size=4,cap=none"), &options(24), &mut |p| eprintln!("{p:?}")).unwrap();
+    // The guess (value 8) only orders the null-window searches; any guess gives the same result.
+    let r = rules("ttakji,size=4,cap=none");
+    let s = solve_guessing(&r, &[], Some(8), &options(24), &mut |p| eprintln!("{p:?}")).unwrap();
     eprintln!("{}", serde_json::to_string(&s).unwrap());
     assert_eq!((s.margin, s.fair.draw), (2, Some(2.0)));
     assert!(!s.capped);
+}
+
+#[test]
+fn a_guess_changes_only_the_time() {
+    // Right, wrong, out-of-range and edge guesses all give the value of the plain search.
+    for (r, moves) in [("ttakji,size=3,cap=none", &[][..]), ("ttakji,size=3,cap=none", &["B2", "A1"][..])] {
+        let r = rules(r);
+        let g = GameState::new(r);
+        let line: Vec<Action> = moves.iter().map(|m| Action::Place(g.geo().parse(m).unwrap())).collect();
+        let plain = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap();
+        for guess in [plain.value, plain.value - 1, plain.value + 1, -36, 0, 36, 1000, -1000] {
+            let s = solve_guessing(&r, &line, Some(guess), &options(16), &mut |_| ()).unwrap();
+            assert_eq!(
+                (s.value, s.capped),
+                (plain.value, plain.capped),
+                "{r} after {moves:?}, guess {guess}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -7,8 +7,12 @@
 //! static bounds, so that short proofs are found before the long lines positional superko
 //! allows are walked. Elsewhere the search goes to the end of every line at once.
 //!
-//! The root value is found by bisection with null-window searches ("is the value at least
-//! x?"); the table carries what each search proved into the next. Within a node: the table
+//! After a pass, a Go player may end the game by passing too, so the count of the position
+//! bounds the mover's result there (at the horizon as well).
+//!
+//! The root value is found with null-window searches ("is the value at least x?"): first at
+//! a guessed value and one above it if the caller has a guess, else by bisection; the table
+//! carries what each search proved into the next. Within a node: the table
 //! first, then the best action the table remembers, a pass that ends the game, the other
 //! actions by how often they caused a cutoff so far (the history heuristic), and a pass last.
 
@@ -20,6 +24,9 @@ use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
 use std::time::Instant;
+
+/// Plies added to the depth limit when a search ends undecided at the horizon.
+const DEPTH_STEP: u32 = 4;
 
 /// Proven bounds on a node's value, what they depend on, and the best action found.
 struct Node {
@@ -40,12 +47,14 @@ pub(super) struct Search<'a> {
     /// Area scoring with pass-alive dead-stone removal: Benson bounds apply.
     benson: bool,
     territory: bool,
+    /// Go: passing is always legal.
+    go: bool,
     max_turns: u32,
     max_value: i32,
     /// Cutoffs caused per action index (the history heuristic).
     history: Vec<u64>,
-    /// Benson bounds by board hash (direct-mapped).
-    benson_cache: Vec<(u64, i32, i32)>,
+    /// Benson bounds and the count by board hash (direct-mapped).
+    benson_cache: Vec<(u64, i32, i32, i32)>,
     stats: Progress,
     every: u64,
     node_limit: u64,
@@ -80,10 +89,11 @@ impl<'a> Search<'a> {
                 && rules.scoring == Scoring::Area
                 && rules.dead == DeadStones::PassAlive,
             territory: rules.scoring == Scoring::Territory,
+            go: rules.variant == Variant::Go,
             max_turns: rules.max_turns(),
             max_value: super::max_value(rules),
             history: vec![0; start.action_space()],
-            benson_cache: vec![(0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
+            benson_cache: vec![(0, 0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
             stats: Progress::default(),
             every: options.progress_every.max(1),
             node_limit: options.node_limit,
@@ -93,17 +103,23 @@ impl<'a> Search<'a> {
     }
 
     /// Solves `g`: its value, a best action and whether a searched line hit the cap; `None`
-    /// at the node limit.
-    pub fn run(&mut self, g: &GameState) -> Option<(i32, Option<Action>, bool)> {
+    /// at the node limit. `guess`, if any, is tested first: "is the value at least `guess`?",
+    /// then "at least `guess + 1`?"; when it is right, those two null-window searches prove
+    /// it. Otherwise, or without a guess, the remaining interval is bisected.
+    pub fn run(&mut self, g: &GameState, guess: Option<i32>) -> Option<(i32, Option<Action>, bool)> {
         let (mut lo, mut hi) = (-self.max_value, self.max_value);
-        let mut depth = if self.benson && std::env::var("FULL").is_err() { 1 } else { u32::MAX };
+        let mut depth = if self.benson { 1 } else { u32::MAX };
         let mut best = None;
         let mut capped = false;
         let maximize = g.to_move() == Color::Black;
         while lo < hi {
             (self.stats.lower, self.stats.upper, self.stats.depth) = (lo, hi, depth);
             // Is the value at least x?
-            let x = lo + (hi - lo + 1) / 2;
+            let x = match guess {
+                Some(v) if lo < v && v <= hi => v,
+                Some(v) if lo < v + 1 && v < hi => v + 1,
+                _ => lo + (hi - lo + 1) / 2,
+            };
             let node = self.search(g, x - 1, x, depth);
             if self.stats.nodes > self.node_limit {
                 self.stats.seconds = self.clock.elapsed().as_secs_f64();
@@ -116,8 +132,7 @@ impl<'a> Search<'a> {
             lo = lo.max(node.lower);
             hi = hi.min(node.upper);
             if node.lower < x && node.upper >= x {
-                let inc: u32 = std::env::var("INC").ok().map_or(4, |v| v.parse().unwrap());
-                depth = depth.saturating_add(inc);
+                depth = depth.saturating_add(DEPTH_STEP);
             }
         }
         self.stats.seconds = self.clock.elapsed().as_secs_f64();
@@ -139,17 +154,19 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// [`benson_bounds`], cached.
-    fn benson_bounds(&mut self, g: &GameState) -> (i32, i32) {
+    /// [`benson_bounds`] and the value were the game to end now (which, for Go under area
+    /// scoring, depends on the stones alone), cached by board.
+    fn static_bounds(&mut self, g: &GameState) -> (i32, i32, i32) {
         let h = g.board().hash();
         let slot = h as usize & (self.benson_cache.len() - 1);
-        let (key, lower, upper) = self.benson_cache[slot];
+        let (key, lower, upper, now) = self.benson_cache[slot];
         if key == h && h != 0 {
-            return (lower, upper);
+            return (lower, upper, now);
         }
         let (lower, upper) = benson_bounds(g);
-        self.benson_cache[slot] = (h, lower, upper);
-        (lower, upper)
+        let now = final_value(g);
+        self.benson_cache[slot] = (h, lower, upper, now);
+        (lower, upper, now)
     }
 
     fn count_node(&mut self) {
@@ -172,8 +189,23 @@ impl<'a> Search<'a> {
             let v = final_value(g);
             return Node { lower: v, upper: v, deps: Deps::leaf(g.passes(), g.turns()), best: None };
         }
-        let (floor, ceiling) =
-            if self.benson { self.benson_bounds(g) } else { (-self.max_value, self.max_value) };
+        let (mut floor, mut ceiling, now) =
+            if self.benson { self.static_bounds(g) } else { (-self.max_value, self.max_value, 0) };
+        // After a pass, a Go player may pass too and end the game: its count binds the mover.
+        if self.go && g.passes() == 1 {
+            let v = if self.benson {
+                now
+            } else {
+                let mut ended = g.clone();
+                ended.play_unchecked(Action::Pass);
+                final_value(&ended)
+            };
+            if g.to_move() == Color::Black {
+                floor = floor.max(v);
+            } else {
+                ceiling = ceiling.min(v);
+            }
+        }
         if floor >= beta || ceiling <= alpha || floor == ceiling {
             return Node { lower: floor, upper: ceiling, deps: Deps::none(), best: None };
         }

@@ -5,8 +5,9 @@
 //! `4 * margin + tie` (see [`crate::domain`]), so one search gives the outcome at every komi
 //! and hence the exact [`FairKomi`]. The game is the engine's: its legal actions, its scoring
 //! (dead-stone removal included) and its move cap are part of what is solved. How the search
-//! proceeds (bisection on the value, iterative deepening with Benson bounds where they apply,
-//! move ordering) is described in `search`.
+//! proceeds (null-window tests of the value, at a guess first if [`solve_guessing`] has one;
+//! iterative deepening with Benson bounds where they apply, each test a proof search for one
+//! side at a time; move ordering) is described in `search`.
 //!
 //! # Transpositions and history
 //!

@@ -3,22 +3,36 @@
 //! Every node returns proven bounds `lower <= value <= upper` (Black's value; fail-soft:
 //! a bound outside the window is all a cutoff proves). Under area scoring with pass-alive
 //! removal, Benson's analysis bounds every position ([`benson_bounds`]); there the search is
-//! depth-limited and deepened one ply at a time, a position at the horizon answering with its
-//! static bounds, so that short proofs are found before the long lines positional superko
-//! allows are walked. Elsewhere the search goes to the end of every line at once.
-//!
-//! After a pass, a Go player may end the game by passing too, so the count of the position
-//! bounds the mover's result there (at the horizon as well).
+//! depth-limited and deepened [`DEPTH_STEP`] plies at a time, a position at the horizon
+//! answering with its static bounds, so that short proofs are found before the long lines
+//! positional superko allows are walked. Elsewhere the search goes to the end of every line
+//! at once. After a pass, a Go player may end the game by passing too, so the count of the
+//! position bounds the mover's result there (at the horizon as well).
 //!
 //! The root value is found with null-window searches ("is the value at least x?"): first at
 //! a guessed value and one above it if the caller has a guess, else by bisection; the table
-//! carries what each search proved into the next. Within a node: the table
-//! first, then the best action the table remembers, a pass that ends the game, the other
-//! actions by how often they caused a cutoff so far (the history heuristic), and a pass last.
+//! carries what each search proved into the next.
+//!
+//! # Proof searches
+//!
+//! A depth-limited test is run as a proof search for one side at a time, the *prover*
+//! (Black for "at least x", White for "below x"). At the prover's nodes any action may prove
+//! the test; at the opponent's nodes every action must be refuted, so the first child the
+//! prover has not won yet (decided against it, or undecided at the horizon) ends the node:
+//! the prover cannot win it at this depth. This prunes what a plain search would go on
+//! exploring there only to prove the opposite, which the other side's own proof search does
+//! directly. The bounds returned stay proven either way (an opponent's node searched in part
+//! keeps only its static bound on the opponent's side), so the table stores them as usual; an
+//! undecided entry stands in for a new search only for the same prover and test, searched at
+//! least as deep.
+//!
+//! Within a node: the table first, then the best action the table remembers, a pass that ends
+//! the game, the other actions by how often they caused a cutoff so far (the history
+//! heuristic), and a pass last.
 
 use super::deps::{Deps, Step, Stones};
 use super::symmetry::Frames;
-use super::table::{Entry, Table};
+use super::table::{Entry, Scope, Table};
 use super::{final_value, Progress, SolveOptions};
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
@@ -51,6 +65,8 @@ pub(super) struct Search<'a> {
     go: bool,
     max_turns: u32,
     max_value: i32,
+    /// In a proof search, the side trying to prove the test (see the module docs).
+    prover: Option<Color>,
     /// Cutoffs caused per action index (the history heuristic).
     history: Vec<u64>,
     /// Benson bounds and the count by board hash (direct-mapped).
@@ -92,6 +108,7 @@ impl<'a> Search<'a> {
             go: rules.variant == Variant::Go,
             max_turns: rules.max_turns(),
             max_value: super::max_value(rules),
+            prover: None,
             history: vec![0; start.action_space()],
             benson_cache: vec![(0, 0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
             stats: Progress::default(),
@@ -120,18 +137,33 @@ impl<'a> Search<'a> {
                 Some(v) if lo < v + 1 && v < hi => v + 1,
                 _ => lo + (hi - lo + 1) / 2,
             };
-            let node = self.search(g, x - 1, x, depth);
-            if self.stats.nodes > self.node_limit {
-                self.stats.seconds = self.clock.elapsed().as_secs_f64();
-                return None;
+            // Depth-limited, each side in turn tries to prove its side of the test (the one a
+            // guess expects first); to the end of every line, one search decides it.
+            let provers: &[Option<Color>] = match (depth, guess) {
+                (u32::MAX, _) => &[None],
+                (_, Some(v)) if x > v => &[Some(Color::White), Some(Color::Black)],
+                _ => &[Some(Color::Black), Some(Color::White)],
+            };
+            let mut decided = false;
+            for &prover in provers {
+                self.prover = prover;
+                let node = self.search(g, x - 1, x, depth);
+                if self.stats.nodes > self.node_limit {
+                    self.stats.seconds = self.clock.elapsed().as_secs_f64();
+                    return None;
+                }
+                capped |= node.deps.capped;
+                if maximize && node.lower >= x || !maximize && node.upper < x {
+                    best = node.best;
+                }
+                lo = lo.max(node.lower);
+                hi = hi.min(node.upper);
+                decided = node.lower >= x || node.upper < x;
+                if decided {
+                    break;
+                }
             }
-            capped |= node.deps.capped;
-            if maximize && node.lower >= x || !maximize && node.upper < x {
-                best = node.best;
-            }
-            lo = lo.max(node.lower);
-            hi = hi.min(node.upper);
-            if node.lower < x && node.upper >= x {
+            if !decided {
                 depth = depth.saturating_add(DEPTH_STEP);
             }
         }
@@ -180,6 +212,7 @@ impl<'a> Search<'a> {
     /// Bounds on the value of `g`, searched `depth` plies deep: decisive for the window
     /// `alpha..beta` (exact inside it, or beyond one end) unless the horizon intervened.
     fn search(&mut self, g: &GameState, mut alpha: i32, mut beta: i32, depth: u32) -> Node {
+        let beta_in = beta;
         self.count_node();
         if self.stats.nodes > self.node_limit {
             // Giving up: trivial bounds are true and end the search quickly.
@@ -228,8 +261,13 @@ impl<'a> Search<'a> {
                 }
                 let lower = (e.lower + offset).max(floor);
                 let upper = (e.upper + offset).min(ceiling);
-                // A depth-limited search would not tighten bounds from as deep a search.
-                let deep = self.benson && e.depth >= depth;
+                // A depth-limited search would not tighten bounds from as deep a search of the
+                // same test.
+                let scope = Scope { depth, prover: self.prover, test: beta - offset };
+                let deep = self.benson
+                    && e.scope.depth >= depth
+                    && e.scope.prover == scope.prover
+                    && e.scope.test == scope.test;
                 if lower >= beta || upper <= alpha || lower == upper || deep {
                     self.stats.table_hits += 1;
                     return Node { lower, upper, deps: e.deps(from_canonical), best };
@@ -310,6 +348,10 @@ impl<'a> Search<'a> {
                 self.history[g.action_index(a)] += 1;
                 break;
             }
+            // In a proof search, one line the prover has not won yet ends an opponent's node.
+            if self.prover.is_some_and(|p| p != g.to_move()) && sub.lower < beta && sub.upper > alpha {
+                break;
+            }
         }
         // Actions not searched could be better for the mover: only the static bound holds.
         if searched < total {
@@ -327,7 +369,8 @@ impl<'a> Search<'a> {
             let bounds = (lower - offset, upper - offset);
             let frames = &self.frames;
             let stored = deps.mapped(|m| frames.map(frame, m));
-            if let Some(e) = Entry::new(key, bounds, index, depth, work, &stored) {
+            let scope = Scope { depth, prover: self.prover, test: beta_in - offset };
+            if let Some(e) = Entry::new(key, bounds, index, scope, work, &stored) {
                 table.put(e);
             }
         }
@@ -381,4 +424,102 @@ fn benson_bounds(g: &GameState) -> (i32, i32) {
     };
     let n = geo.area() as i32;
     (4 * (2 * area(Color::Black) - n), 4 * (n - 2 * area(Color::White)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::{replay, solve_after};
+    use hane_engine::rng::Rng;
+    use hane_engine::Rules;
+
+    /// The bounds of the position after `moves` before any search: a depth-0 search.
+    fn static_bounds(rules: &Rules, moves: &[Action]) -> (i32, i32) {
+        let (start, line) = replay(rules, moves).unwrap();
+        let options = SolveOptions { table_bits: 0, ..SolveOptions::default() };
+        let mut quiet = |_| ();
+        let mut s = Search::new(&start, &line, &options, &mut quiet, Instant::now());
+        let max = s.max_value;
+        let node = s.search(&start, -max, max, 0);
+        (node.lower, node.upper)
+    }
+
+    #[test]
+    fn proof_searches_agree_with_a_plain_search_after_random_openings() {
+        // The depth-limited proof searches with Benson's and the pass bounds, against one
+        // alpha-beta search to the end of every line without them.
+        let mut rng = Rng::new(3);
+        let rules: Rules = "ttakji,size=3,cap=none".parse().unwrap();
+        let (mut done, mut tries) = (0, 0);
+        while done < 10 {
+            tries += 1;
+            assert!(tries < 300, "too few openings small enough for the plain search");
+            let mut g = GameState::new(rules);
+            let mut line = Vec::new();
+            for _ in 0..6 + rng.below(4) {
+                let moves: Vec<Action> =
+                    legal_actions(&g).into_iter().filter(|&a| a != Action::Pass).collect();
+                if moves.is_empty() {
+                    break;
+                }
+                let a = moves[rng.below(moves.len())];
+                g.play(a).unwrap();
+                line.push(a);
+            }
+            let (start, history) = replay(&rules, &line).unwrap();
+            let options = SolveOptions { table_bits: 16, node_limit: 100_000, ..SolveOptions::default() };
+            let mut quiet = |_| ();
+            let mut plain = Search::new(&start, &history, &options, &mut quiet, Instant::now());
+            (plain.benson, plain.go) = (false, false);
+            let Some((value, _, _)) = plain.run(&start, None) else { continue };
+            let options = SolveOptions { table_bits: 16, ..SolveOptions::default() };
+            let proved = solve_after(&rules, &line, &options, &mut |_| ()).unwrap();
+            assert_eq!(proved.value, value, "after {:?}", proved.moves);
+            done += 1;
+        }
+    }
+
+    #[test]
+    fn static_bounds_hold_the_searched_value() {
+        // Random 3x3 positions, half of them right after a pass: Benson's bounds and the count
+        // a pass would end the game with must contain the exact value.
+        let mut rng = Rng::new(5);
+        let (mut checked, mut after_pass_binding) = (0, 0);
+        for rules in ["ttakji,size=3,cap=none", "chinese,size=3,cap=30"] {
+            let rules: Rules = rules.parse().unwrap();
+            let max = super::super::max_value(&rules);
+            for _ in 0..40 {
+                let mut g = GameState::new(rules);
+                let mut line = Vec::new();
+                for _ in 0..3 + rng.below(8) {
+                    let moves: Vec<Action> =
+                        legal_actions(&g).into_iter().filter(|&a| a != Action::Pass).collect();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let a = moves[rng.below(moves.len())];
+                    g.play(a).unwrap();
+                    line.push(a);
+                }
+                if rng.below(2) == 0 {
+                    g.play(Action::Pass).unwrap();
+                    line.push(Action::Pass);
+                }
+                if g.is_over() {
+                    continue;
+                }
+                let (lower, upper) = static_bounds(&rules, &line);
+                let options = SolveOptions { table_bits: 16, ..SolveOptions::default() };
+                let exact = solve_after(&rules, &line, &options, &mut |_| ()).unwrap();
+                assert!(lower <= exact.value && exact.value <= upper, "{rules} after {:?}", exact.moves);
+                checked += 1;
+                let bound = if g.to_move() == Color::Black { lower } else { -upper };
+                after_pass_binding += usize::from(g.passes() == 1 && bound > -max);
+            }
+        }
+        assert!(
+            checked >= 60 && after_pass_binding >= 10,
+            "{checked} positions, {after_pass_binding} bound by a pass"
+        );
+    }
 }

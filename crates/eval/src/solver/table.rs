@@ -4,12 +4,26 @@
 //! frame of their position (see [`super::symmetry`]); the caller maps points back.
 
 use super::deps::{holds, Deps, Probes, Stones};
+use hane_engine::Color;
 
 /// Earlier positions an entry can depend on; results with more are not stored.
 const MAX_FOUND: usize = 4;
 
+/// How a result was searched: the depth limit, and in a proof search (see `search`) the side
+/// trying to prove and the value it tried to reach.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Scope {
+    /// Plies searched below the position (`u32::MAX`: to the end of every line).
+    pub depth: u32,
+    /// The side proving, `None` outside proof searches.
+    pub prover: Option<Color>,
+    /// The null-window test of a proof search: is the value at least this (relative to the
+    /// prisoners of the position)?
+    pub test: i32,
+}
+
 /// A stored result: proven bounds on the value (relative to the prisoners of the position),
-/// the search depth behind them, the best action found, and the dependencies.
+/// how they were searched, the best action found, and the dependencies.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Entry {
     pub key: u64,
@@ -19,8 +33,8 @@ pub(super) struct Entry {
     pub upper: i32,
     /// Dense action index of the best action (canonical frame), `u16::MAX` if none.
     pub best: u16,
-    /// Plies searched below the position (`u32::MAX`: to the end of every line).
-    pub depth: u32,
+    /// How the bounds were searched.
+    pub scope: Scope,
     /// Nodes searched to get this entry (0: an empty slot).
     work: u32,
     lo: u32,
@@ -34,7 +48,14 @@ pub(super) struct Entry {
 impl Entry {
     /// An entry (dependencies already in the canonical frame), or `None` when the
     /// dependencies are too many to store.
-    pub fn new(key: u64, bounds: (i32, i32), best: u16, depth: u32, work: u64, deps: &Deps) -> Option<Entry> {
+    pub fn new(
+        key: u64,
+        bounds: (i32, i32),
+        best: u16,
+        scope: Scope,
+        work: u64,
+        deps: &Deps,
+    ) -> Option<Entry> {
         if deps.found.len() > MAX_FOUND {
             return None;
         }
@@ -45,7 +66,7 @@ impl Entry {
             lower: bounds.0,
             upper: bounds.1,
             best,
-            depth,
+            scope,
             work: work.clamp(1, u64::from(u32::MAX)) as u32,
             lo: deps.lo,
             hi: deps.hi,

@@ -75,7 +75,7 @@ fn a_guess_changes_only_the_time() {
         let g = GameState::new(r);
         let line: Vec<Action> = moves.iter().map(|m| Action::Place(g.geo().parse(m).unwrap())).collect();
         let plain = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap();
-        for guess in [plain.value, plain.value - 1, plain.value + 1, -36, 0, 36, 1000, -1000] {
+        for guess in [plain.value, plain.value - 1, plain.value + 1, -36, 0, 36, i32::MAX, i32::MIN] {
             let s = solve_guessing(&r, &line, Some(guess), &options(16), &mut |_| ()).unwrap();
             assert_eq!(
                 (s.value, s.capped),

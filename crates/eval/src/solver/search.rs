@@ -134,7 +134,7 @@ impl<'a> Search<'a> {
             // Is the value at least x?
             let x = match guess {
                 Some(v) if lo < v && v <= hi => v,
-                Some(v) if lo < v + 1 && v < hi => v + 1,
+                Some(v) if lo == v && v < hi => v + 1,
                 _ => lo + (hi - lo + 1) / 2,
             };
             // Depth-limited, each side in turn tries to prove its side of the test (the one a

@@ -1,11 +1,12 @@
 //! Bakes libtorch's library directory into this crate's binaries and tests (rpath), so they
-//! run without `LD_LIBRARY_PATH`. torch-sys exports the directory as `DEP_TCH_LIBTORCH_LIB`,
+//! run without `LD_LIBRARY_PATH`. The one build script of every crate that links libtorch
+//! (hane-nn, hane-train and hane-cli name it with `build = "../nn/build.rs"`). torch-sys exports the directory as `DEP_TCH_LIBTORCH_LIB`,
 //! which only reaches build scripts of crates that depend on torch-sys directly. Linking
 //! `libtorch` itself (not only `libtorch_cpu`) with `--no-as-needed` keeps the CUDA
 //! libraries loaded, so `tch::Cuda::is_available()` sees a GPU when there is one.
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed={}/../nn/build.rs", env!("CARGO_MANIFEST_DIR"));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         if let Some(lib) = std::env::var_os("DEP_TCH_LIBTORCH_LIB") {
             println!("cargo:rustc-link-arg=-Wl,-rpath={}", lib.to_string_lossy());

@@ -253,8 +253,8 @@ fn light_playout_board(mut b: Board, first: Color, rng: &mut Rng, cap: usize) ->
                 let captured = b.play_go(p, to_move);
                 // A single-stone capture by a lone stone with one liberty is a ko.
                 ko = None;
-                if captured == 1 && b.chain_len(p) == 1 && b.in_atari(p) {
-                    ko = b.adj(p).into_iter().find(|&q| b.at(q) == EMPTY);
+                if captured == 1 && b.chain_len(p) == 1 {
+                    ko = b.atari_point(p);
                 }
             }
             None => {

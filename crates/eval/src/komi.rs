@@ -7,7 +7,7 @@
 //! 1. starts at a komi of the domain and shifts it by the predicted lead, up to
 //!    [`KomiSearch::max_shifts`] times, each shift no larger than the one before;
 //! 2. grows a window of 1, 2, 4, ... domain steps in the direction of the side that is
-//!    ahead until Black's win rate crosses 50%;
+//!    ahead until Black's win rate crosses 50%, never past [`KomiSearch::bound`];
 //! 3. bisects over the domain's members for the crossing and interpolates linearly between
 //!    the last two members;
 //! 4. with [`KomiSearch::smooth`] (area scoring, where scores move in steps of 2), uses at
@@ -17,7 +17,7 @@
 //! Evaluations are cached per komi, and all of them are returned with the estimate.
 
 use crate::domain::KomiDomain;
-use hane_engine::rules::Scoring;
+use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{Komi, Rules};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -57,19 +57,36 @@ pub struct KomiSearch {
     pub max_shifts: u32,
     /// How many domain steps the bracket may grow to.
     pub max_window: i64,
+    /// The largest komi magnitude (points) searched: no komi beyond the largest possible
+    /// score difference changes the result, so shifts and the bracket stay within it.
+    pub bound: f64,
 }
 
 impl KomiSearch {
     /// The search for a rule set: its domain, starting at its komi, smoothing under area
-    /// scoring, 3 shifts and a window of up to 64 steps.
+    /// scoring, 3 shifts and a window of up to 64 steps, bounded by the board's area (twice
+    /// that under territory scoring, where prisoners count too).
     pub fn for_rules(rules: &Rules) -> KomiSearch {
+        let area = f64::from(rules.size) * f64::from(rules.size);
+        let territory = rules.scoring == Scoring::Territory && rules.variant == Variant::Go;
         KomiSearch {
             domain: KomiDomain::of(rules),
             start: rules.komi.as_f64(),
             smooth: rules.scoring == Scoring::Area,
             max_shifts: 3,
             max_window: 64,
+            bound: if territory { 2.0 * area } else { area },
         }
+    }
+
+    /// The indices of the smallest and largest domain members within the bound.
+    fn index_range(&self) -> (i64, i64) {
+        let d = self.domain;
+        let half_points = (2.0 * self.bound.abs()).floor() as i32;
+        let top = d.index_floor(Komi(half_points));
+        let bottom = d.index_floor(Komi(-half_points));
+        let bottom = if d.nth(bottom).0 < -half_points { bottom + 1 } else { bottom };
+        (bottom, top)
     }
 }
 
@@ -141,14 +158,16 @@ impl Cache<'_> {
 /// Estimates the fair komi (see the module docs).
 pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<KomiEstimate, KomiError> {
     let d = search.domain;
+    let (bottom, top) = search.index_range();
+    let within = |k: Komi| d.nth(d.index_floor(k).clamp(bottom, top));
     let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
     // 1. Shift by the lead.
-    let mut k = d.nearest(search.start);
+    let mut k = within(d.nearest(search.start));
     let mut limit = f64::INFINITY;
     for _ in 0..search.max_shifts {
         let shift = cache.get(k).lead.clamp(-limit, limit);
         limit = shift.abs();
-        let next = d.nearest(k.as_f64() + shift);
+        let next = within(d.nearest(k.as_f64() + shift));
         if next == k {
             break;
         }
@@ -171,18 +190,26 @@ pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<Ko
     let mut w = 1;
     while (f_lo < 0.0 || f_hi > 0.0) && w <= search.max_window {
         if f0 > 0.0 {
-            let v = f(i0 + w);
+            let i = (i0 + w).min(top);
+            if i <= hi {
+                break;
+            }
+            let v = f(i);
             if v <= 0.0 {
-                (hi, f_hi) = (i0 + w, v);
+                (hi, f_hi) = (i, v);
             } else {
-                (lo, f_lo, hi, f_hi) = (i0 + w, v, i0 + w, v);
+                (lo, f_lo, hi, f_hi) = (i, v, i, v);
             }
         } else {
-            let v = f(i0 - w);
+            let i = (i0 - w).max(bottom);
+            if i >= lo {
+                break;
+            }
+            let v = f(i);
             if v >= 0.0 {
-                (lo, f_lo) = (i0 - w, v);
+                (lo, f_lo) = (i, v);
             } else {
-                (lo, f_lo, hi, f_hi) = (i0 - w, v, i0 - w, v);
+                (lo, f_lo, hi, f_hi) = (i, v, i, v);
             }
         }
         w *= 2;
@@ -227,7 +254,7 @@ mod tests {
     }
 
     fn search(domain: KomiDomain, start: f64, smooth: bool) -> KomiSearch {
-        KomiSearch { domain, start, smooth, max_shifts: 3, max_window: 64 }
+        KomiSearch { domain, start, smooth, max_shifts: 3, max_window: 64, bound: 100.0 }
     }
 
     #[test]
@@ -252,6 +279,27 @@ mod tests {
         assert_eq!((est.black_side, est.white_side, est.crossing), (19.0, 20.0, 19.5));
         let mut never = |_: Komi| Eval { lead: 0.0, win: 1.0 };
         assert!(estimate(&search(KomiDomain::Integers, 0.0, false), &mut never).is_err());
+    }
+
+    #[test]
+    fn the_search_stays_within_the_bound() {
+        // A lead far beyond the board and a Black win at every komi: the search gives up at
+        // the bound (25, a 5x5 board's area), evaluating nothing further out than one domain
+        // step past it (the smoothing's neighbour).
+        for smoothing in [false, true] {
+            let mut s = search(KomiDomain::Integers, 7.0, smoothing);
+            s.bound = 25.0;
+            let mut asked = Vec::new();
+            let mut always_black = |k: Komi| {
+                asked.push(k.as_f64());
+                Eval { lead: 1000.0, win: 1.0 }
+            };
+            assert_eq!(estimate(&s, &mut always_black), Err(KomiError::NoCrossing { komi: 25.0 }));
+            assert!(asked.iter().all(|k| k.abs() <= 26.0), "{asked:?}");
+            // Within the bound the crossing is found as before.
+            let est = estimate(&s, &mut smooth(-24.0)).unwrap();
+            assert!((est.crossing + 24.0).abs() < 0.2, "{est:?}");
+        }
     }
 
     #[test]

@@ -245,14 +245,8 @@ mod tests {
     }
 
     fn tiny(rules: &Rules) -> Network {
-        let shape = NetShape {
-            blocks: 2,
-            channels: 8,
-            pool_channels: 4,
-            head_channels: 4,
-            value_channels: 4,
-            pool_every: 2,
-        };
+        // Two blocks, so that a plain block and a global pooling block are both covered.
+        let shape = NetShape { blocks: 2, pool_every: 2, ..NetShape::tiny() };
         Network::new(NetConfig::new(rules, shape), Device::Cpu).unwrap()
     }
 

@@ -338,14 +338,8 @@ mod tests {
     use hane_engine::Rules;
 
     fn tiny(rules: &str) -> NetConfig {
-        let shape = NetShape {
-            blocks: 2,
-            channels: 8,
-            pool_channels: 4,
-            head_channels: 4,
-            value_channels: 4,
-            pool_every: 2,
-        };
+        // Two blocks, so that a plain block and a global pooling block are both covered.
+        let shape = NetShape { blocks: 2, pool_every: 2, ..NetShape::tiny() };
         NetConfig::new(&rules.parse::<Rules>().unwrap(), shape)
     }
 

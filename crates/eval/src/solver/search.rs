@@ -444,6 +444,21 @@ mod tests {
         (node.lower, node.upper)
     }
 
+    /// Plays up to `n` random legal placements (fewer if none is left); returns them.
+    fn random_placements(g: &mut GameState, n: usize, rng: &mut Rng) -> Vec<Action> {
+        let mut line = Vec::new();
+        for _ in 0..n {
+            let moves: Vec<Action> = legal_actions(g).into_iter().filter(|&a| a != Action::Pass).collect();
+            if moves.is_empty() {
+                break;
+            }
+            let a = moves[rng.below(moves.len())];
+            g.play(a).unwrap();
+            line.push(a);
+        }
+        line
+    }
+
     #[test]
     fn proof_searches_agree_with_a_plain_search_after_random_openings() {
         // The depth-limited proof searches with Benson's and the pass bounds, against one
@@ -455,17 +470,8 @@ mod tests {
             tries += 1;
             assert!(tries < 300, "too few openings small enough for the plain search");
             let mut g = GameState::new(rules);
-            let mut line = Vec::new();
-            for _ in 0..6 + rng.below(4) {
-                let moves: Vec<Action> =
-                    legal_actions(&g).into_iter().filter(|&a| a != Action::Pass).collect();
-                if moves.is_empty() {
-                    break;
-                }
-                let a = moves[rng.below(moves.len())];
-                g.play(a).unwrap();
-                line.push(a);
-            }
+            let n = 6 + rng.below(4);
+            let line = random_placements(&mut g, n, &mut rng);
             let (start, history) = replay(&rules, &line).unwrap();
             let options = SolveOptions { table_bits: 16, node_limit: 100_000, ..SolveOptions::default() };
             let mut quiet = |_| ();
@@ -490,17 +496,8 @@ mod tests {
             let max = super::super::max_value(&rules);
             for _ in 0..40 {
                 let mut g = GameState::new(rules);
-                let mut line = Vec::new();
-                for _ in 0..3 + rng.below(8) {
-                    let moves: Vec<Action> =
-                        legal_actions(&g).into_iter().filter(|&a| a != Action::Pass).collect();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    let a = moves[rng.below(moves.len())];
-                    g.play(a).unwrap();
-                    line.push(a);
-                }
+                let n = 3 + rng.below(8);
+                let mut line = random_placements(&mut g, n, &mut rng);
                 if rng.below(2) == 0 {
                     g.play(Action::Pass).unwrap();
                     line.push(Action::Pass);

@@ -401,6 +401,17 @@ impl Board {
         self.shift_neighbour_counts(p, NBR_ONE_EMPTY.wrapping_sub(neighbour_unit(c.cell())));
     }
 
+    /// Turns the stone on `p` into one of `c` (no chains; the empty list is untouched).
+    #[inline(always)]
+    fn recolour_cell(&mut self, p: Point, c: Color) {
+        let old = c.opp();
+        self.hash ^= zobrist::STONE[old.index()][p.idx()] ^ zobrist::STONE[c.index()][p.idx()];
+        self.count[old.index()] -= 1;
+        self.count[c.index()] += 1;
+        self.cells[p.idx()] = c.cell();
+        self.shift_neighbour_counts(p, neighbour_unit(c.cell()).wrapping_sub(neighbour_unit(old.cell())));
+    }
+
     #[inline(always)]
     fn shift_neighbour_counts(&mut self, p: Point, delta: u16) {
         for q in self.adj(p) {
@@ -578,8 +589,7 @@ impl Board {
         let h = self.head[p.idx()];
         let mut s = h;
         loop {
-            self.clear_cell(Point(s), c.opp());
-            self.fill_cell(Point(s), c);
+            self.recolour_cell(Point(s), c);
             s = self.next[s as usize];
             if s == h {
                 break;
@@ -606,12 +616,6 @@ impl Board {
     #[inline]
     pub fn go_legal_no_suicide(&self, p: Point, c: Color) -> bool {
         self.go_probe(p, c).0
-    }
-
-    /// Whether `c` playing at the empty `p` captures something (an enemy neighbour in atari).
-    #[inline]
-    pub fn captures_any(&self, p: Point, c: Color) -> bool {
-        self.adj(p).into_iter().any(|q| self.at(q) == c.opp().cell() && self.in_atari(q))
     }
 
     /// One look at the neighbours of the empty `p` for a Go placement of `c`: whether the

@@ -17,7 +17,7 @@
 //! [`Board::check_consistency`] rebuilds all of it from the colours alone and is the oracle
 //! the tests compare against.
 
-use crate::point::{Geometry, Point, MAX_CELLS, MAX_SIZE};
+use crate::point::{slot, Geometry, Point, MAX_SIZE, SLOTS};
 use crate::zobrist;
 use std::fmt;
 
@@ -103,6 +103,19 @@ fn neighbour_unit(v: u8) -> u16 {
     }
 }
 
+/// All bits set if `b`, none otherwise: selects a term without a branch, since branches on
+/// the contents of a randomly filled board are mispredicted about half the time.
+#[inline(always)]
+fn select(b: bool) -> u64 {
+    0u64.wrapping_sub(u64::from(b))
+}
+
+/// Whether a cell value is a stone.
+#[inline(always)]
+fn is_stone(v: u8) -> bool {
+    v.wrapping_sub(BLACK) < 2
+}
+
 /// A small set of up to four chain heads, for de-duplicating the neighbours of a point.
 #[derive(Default)]
 struct Heads {
@@ -124,11 +137,11 @@ impl Heads {
 
 /// A set of padded indices, as a fixed bitset (no allocation).
 #[derive(Clone, Copy)]
-pub struct PointSet([u64; MAX_CELLS.div_ceil(64)]);
+pub struct PointSet([u64; SLOTS.div_ceil(64)]);
 
 impl Default for PointSet {
     fn default() -> Self {
-        PointSet([0; MAX_CELLS.div_ceil(64)])
+        PointSet([0; SLOTS.div_ceil(64)])
     }
 }
 
@@ -170,11 +183,6 @@ impl Libs {
     }
 
     #[inline(always)]
-    fn remove(&mut self, e: u16) {
-        self.0 -= Libs::element(e);
-    }
-
-    #[inline(always)]
     fn absorb(&mut self, o: Libs) {
         self.0 += o.0;
     }
@@ -192,7 +200,7 @@ impl Libs {
     /// Exactly one distinct liberty: all elements equal (equality in Cauchy-Schwarz).
     #[inline(always)]
     fn single(self) -> bool {
-        self.n() > 0 && self.sum() * self.sum() == self.n() * (self.0 & 0xFFFF_FFFF)
+        (self.n() > 0) & (self.sum() * self.sum() == self.n() * (self.0 & 0xFFFF_FFFF))
     }
 }
 
@@ -200,21 +208,24 @@ impl Libs {
 #[derive(Clone)]
 pub struct Board {
     geo: Geometry,
-    cells: [u8; MAX_CELLS],
-    head: [u16; MAX_CELLS],
-    next: [u16; MAX_CELLS],
+    cells: [u8; SLOTS],
+    head: [u16; SLOTS],
+    next: [u16; SLOTS],
     /// Pseudo-liberties (see the module docs), valid at chain heads.
-    libs: [Libs; MAX_CELLS],
+    libs: [Libs; SLOTS],
     /// Stone count, valid at chain heads.
-    stones: [u16; MAX_CELLS],
+    stones: [u16; SLOTS],
     /// Per point, how many of its neighbours are black, white and empty, as 4-bit fields
     /// (see [`neighbour_unit`]; the rest are wall).
-    nbr: [u16; MAX_CELLS],
+    nbr: [u16; SLOTS],
     empties: [u16; MAX_SIZE * MAX_SIZE],
-    empty_pos: [u16; MAX_CELLS],
+    empty_pos: [u16; SLOTS],
     n_empty: u16,
     count: [u16; 2],
     hash: u64,
+    /// The points a stone has left (by capture or removal) since the board was created: a
+    /// stone placed anywhere else makes a position no earlier one had.
+    vacated: PointSet,
 }
 
 impl Board {
@@ -223,17 +234,18 @@ impl Board {
         let geo = Geometry::new(size);
         let mut b = Board {
             geo,
-            cells: [WALL; MAX_CELLS],
-            head: [0; MAX_CELLS],
-            next: [0; MAX_CELLS],
-            libs: [Libs::default(); MAX_CELLS],
-            stones: [0; MAX_CELLS],
+            cells: [WALL; SLOTS],
+            head: [0; SLOTS],
+            next: [0; SLOTS],
+            libs: [Libs::default(); SLOTS],
+            stones: [0; SLOTS],
             empties: [0; MAX_SIZE * MAX_SIZE],
-            empty_pos: [0; MAX_CELLS],
-            nbr: [0; MAX_CELLS],
+            empty_pos: [0; SLOTS],
+            nbr: [0; SLOTS],
             n_empty: 0,
             count: [0; 2],
             hash: 0,
+            vacated: PointSet::default(),
         };
         for p in geo.points() {
             b.cells[p.idx()] = EMPTY;
@@ -322,25 +334,25 @@ impl Board {
     /// Whether the chain through the stone at `p` has no liberty.
     #[inline(always)]
     pub fn has_no_libs(&self, p: Point) -> bool {
-        self.libs[self.head[p.idx()] as usize].n() == 0
+        self.libs[slot(self.head[p.idx()])].n() == 0
     }
 
     /// Whether the chain through the stone at `p` has exactly one liberty.
     #[inline(always)]
     pub fn in_atari(&self, p: Point) -> bool {
-        self.libs[self.head[p.idx()] as usize].single()
+        self.libs[slot(self.head[p.idx()])].single()
     }
 
     /// The liberty of the chain through the stone at `p`, if it has exactly one.
     pub fn atari_point(&self, p: Point) -> Option<Point> {
-        let l = self.libs[self.head[p.idx()] as usize];
+        let l = self.libs[slot(self.head[p.idx()])];
         l.single().then(|| Point((l.sum() / l.n()) as u16))
     }
 
     /// Stones in the chain through the stone at `p`.
     #[inline(always)]
     pub fn chain_len(&self, p: Point) -> usize {
-        self.stones[self.head[p.idx()] as usize] as usize
+        self.stones[slot(self.head[p.idx()])] as usize
     }
 
     /// The stones of the chain through `p`.
@@ -352,6 +364,14 @@ impl Board {
     #[inline(always)]
     pub fn is_eye_shape(&self, p: Point, c: Color) -> bool {
         self.nbr[p.idx()] & (NBR_EMPTY | neighbour_mask(c.opp().cell())) == 0
+    }
+
+    /// Whether a stone has left `p` since the board was created. A placement at a point that
+    /// was never vacated, whose stone survives, makes a position that no earlier position of
+    /// the same game equals (all of them had `p` empty), so no ko rule can forbid it.
+    #[inline(always)]
+    pub fn was_vacated(&self, p: Point) -> bool {
+        self.vacated.contains(p)
     }
 
     /// Whether some neighbour of `p` is empty.
@@ -377,7 +397,7 @@ impl Board {
         self.n_empty -= 1;
         let last = self.empties[self.n_empty as usize];
         self.empties[i] = last;
-        self.empty_pos[last as usize] = i as u16;
+        self.empty_pos[slot(last)] = i as u16;
     }
 
     /// Puts a stone of `c` on the empty `p`: cell, hash, counts, empty list and the
@@ -394,6 +414,7 @@ impl Board {
     /// Takes the stone of `c` off `p` (no chains).
     #[inline(always)]
     fn clear_cell(&mut self, p: Point, c: Color) {
+        self.vacated.insert(p);
         self.hash ^= zobrist::STONE[c.index()][p.idx()];
         self.count[c.index()] -= 1;
         self.push_empty(p);
@@ -449,74 +470,88 @@ impl Board {
     /// Joins the chains with heads `a` and `b`; returns the surviving head (the bigger
     /// chain's, so that only the smaller one's stones are relinked). Pseudo-liberties add.
     fn merge(&mut self, a: u16, b: u16) -> u16 {
-        let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] { (a, b) } else { (b, a) };
-        let extra = self.libs[small as usize];
+        let (big, small) = if self.stones[slot(a)] >= self.stones[slot(b)] { (a, b) } else { (b, a) };
+        let extra = self.libs[slot(small)];
         let mut s = small;
         loop {
-            self.head[s as usize] = big;
-            s = self.next[s as usize];
+            self.head[slot(s)] = big;
+            s = self.next[slot(s)];
             if s == small {
                 break;
             }
         }
         self.next.swap(big as usize, small as usize);
-        self.stones[big as usize] += self.stones[small as usize];
-        self.libs[big as usize].absorb(extra);
+        self.stones[slot(big)] += self.stones[slot(small)];
+        self.libs[slot(big)].absorb(extra);
         big
     }
 
     /// Puts a stone of `c` on the empty point `p`, merging chains and taking `p` from the
     /// neighbours' liberties. Nothing is captured: afterwards some chains may have no liberty.
     pub fn put(&mut self, p: Point, c: Color) {
+        self.place(p, c);
+    }
+
+    /// [`Board::put`], returning whether some chain of the other colour next to `p` has no
+    /// liberty left (so that there is something to capture).
+    #[inline(always)]
+    fn place(&mut self, p: Point, c: Color) -> bool {
         debug_assert_eq!(self.at(p), EMPTY);
-        self.fill_cell(p, c);
+        // The neighbours once: the stores below would make the compiler reload the stride.
+        let around = self.adj(p);
+        self.hash ^= zobrist::STONE[c.index()][p.idx()];
+        self.count[c.index()] += 1;
+        self.pop_empty(p);
+        self.cells[p.idx()] = c.cell();
         self.head[p.idx()] = p.0;
         self.next[p.idx()] = p.0;
         self.stones[p.idx()] = 1;
         // Every neighbouring stone loses its adjacency to p; p gains its empty neighbours.
-        let mut libs = Libs::default();
-        for q in self.adj(p) {
-            match self.at(q) {
-                EMPTY => libs.add(q.0),
-                WALL => {}
-                _ => self.libs[self.head[q.idx()] as usize].remove(p.0),
+        // Without branches: an empty or wall neighbour's `head` is stale or 0 but in range,
+        // and nothing is subtracted there.
+        let gone = Libs::element(p.0);
+        let enemy = c.opp().cell();
+        let shift = neighbour_unit(c.cell()).wrapping_sub(NBR_ONE_EMPTY);
+        let mut libs = 0;
+        let mut starved = false;
+        for q in around {
+            self.nbr[q.idx()] = self.nbr[q.idx()].wrapping_add(shift);
+            let v = self.at(q);
+            libs += Libs::element(q.0) & select(v == EMPTY);
+            let l = &mut self.libs[slot(self.head[q.idx()])];
+            l.0 -= gone & select(is_stone(v));
+            starved |= (v == enemy) & (l.n() == 0);
+        }
+        self.libs[p.idx()] = Libs(libs);
+        if self.has_neighbour(p, c) {
+            let mut h = p.0;
+            for q in around {
+                if self.at(q) == c.cell() && self.head[q.idx()] != h {
+                    h = self.merge(h, self.head[q.idx()]);
+                }
             }
         }
-        self.libs[p.idx()] = libs;
-        if !self.has_neighbour(p, c) {
-            return;
-        }
-        let mut h = p.0;
-        for q in self.adj(p) {
-            if self.at(q) == c.cell() && self.head[q.idx()] != h {
-                h = self.merge(h, self.head[q.idx()]);
-            }
-        }
+        starved
     }
 
     /// Removes the whole chain through `p`; returns the number of stones removed.
     pub fn remove_chain(&mut self, p: Point) -> usize {
         let h = self.head[p.idx()];
-        let n = self.stones[h as usize] as usize;
+        let n = self.stones[slot(h)] as usize;
         let c = self.color(p).expect("remove_chain on an empty point");
+        // One pass: every removed point becomes a pseudo-liberty of each enemy stone next to
+        // it (a neighbour of the same colour is in this chain, so it goes too); branch-free as
+        // in `place`.
+        let other = c.opp().cell();
         let mut s = h;
         loop {
-            let nx = self.next[s as usize];
+            let nx = self.next[slot(s)];
             self.clear_cell(Point(s), c);
-            s = nx;
-            if s == h {
-                break;
-            }
-        }
-        // Every removed point is a new pseudo-liberty of each stone next to it.
-        let mut s = h;
-        loop {
+            let freed = Libs::element(s);
             for q in self.adj(Point(s)) {
-                if matches!(self.at(q), BLACK | WHITE) {
-                    self.libs[self.head[q.idx()] as usize].add(s);
-                }
+                self.libs[slot(self.head[q.idx()])].0 += freed & select(self.at(q) == other);
             }
-            s = self.next[s as usize];
+            s = nx;
             if s == h {
                 break;
             }
@@ -527,12 +562,10 @@ impl Board {
     /// Removes the chains of colour `c` next to `p` that have no liberty; returns the number of
     /// stones removed.
     pub fn capture_around(&mut self, p: Point, c: Color) -> usize {
-        if !self.has_neighbour(p, c) {
-            return 0;
-        }
         let mut n = 0;
         for q in self.adj(p) {
-            if self.at(q) == c.cell() && self.has_no_libs(q) {
+            // One rarely taken branch per neighbour, rather than one per test.
+            if (self.at(q) == c.cell()) & self.has_no_libs(q) {
                 n += self.remove_chain(q);
             }
         }
@@ -547,7 +580,7 @@ impl Board {
         self.clear_cell(p, c);
         for q in self.adj(p) {
             if self.at(q) == c.opp().cell() {
-                self.libs[self.head[q.idx()] as usize].add(p.0);
+                self.libs[slot(self.head[q.idx()])].add(p.0);
             }
         }
         // Re-chain what is left of the old chain, one flood fill per component.
@@ -590,7 +623,7 @@ impl Board {
         let mut s = h;
         loop {
             self.recolour_cell(Point(s), c);
-            s = self.next[s as usize];
+            s = self.next[slot(s)];
             if s == h {
                 break;
             }
@@ -603,12 +636,12 @@ impl Board {
                     head = self.merge(head, self.head[q.idx()]);
                 }
             }
-            s = self.next[s as usize];
+            s = self.next[slot(s)];
             if s == h {
                 break;
             }
         }
-        self.libs[head as usize] = self.recount_libs(Point(head));
+        self.libs[slot(head)] = self.recount_libs(Point(head));
     }
 
     /// Whether placing `c` at the empty `p` leaves the placed stone's chain a liberty after
@@ -623,18 +656,18 @@ impl Board {
     /// it captures something.
     #[inline]
     pub fn go_probe(&self, p: Point, c: Color) -> (bool, bool) {
-        let n = self.nbr[p.idx()];
-        let has_empty = n & NBR_EMPTY != 0;
-        let enemy = c.opp().cell();
-        let captures = n & neighbour_mask(enemy) != 0
-            && self.adj(p).into_iter().any(|q| self.at(q) == enemy && self.in_atari(q));
-        if has_empty || captures {
-            return (true, captures);
+        // Branch-free: an enemy neighbour in atari is captured; a friend's liberty p is one of
+        // its liberties, so it has a spare one unless it is in atari.
+        let (me, enemy) = (c.cell(), c.opp().cell());
+        let mut captures = false;
+        let mut alive = self.has_empty_neighbour(p);
+        for q in self.adj(p) {
+            let v = self.at(q);
+            let atari = self.in_atari(q);
+            captures |= (v == enemy) & atari;
+            alive |= (v == me) & !atari;
         }
-        // A friend's liberty p is one of its liberties: it has a spare one unless it is in
-        // atari.
-        let alive = self.adj(p).into_iter().any(|q| self.at(q) == c.cell() && !self.in_atari(q));
-        (alive, false)
+        (alive | captures, captures)
     }
 
     /// The stone hash with a stone of `c` added at the empty `p` (nothing captured).
@@ -676,8 +709,8 @@ impl Board {
     /// removes the mover's chain if it has none (suicide; callers forbid it where the rules
     /// do). Returns the number of enemy stones captured.
     pub fn play_go(&mut self, p: Point, c: Color) -> usize {
-        self.put(p, c);
-        let n = self.capture_around(p, c.opp());
+        let starved = self.place(p, c);
+        let n = if starved { self.capture_around(p, c.opp()) } else { 0 };
         if self.has_no_libs(p) {
             self.remove_chain(p);
         }
@@ -733,18 +766,18 @@ impl Board {
                     return Err(format!("{} and {} are split", self.geo.name(p), self.geo.name(q)));
                 }
             }
-            if self.stones[h as usize] != fresh.stones[fh as usize] {
+            if self.stones[slot(h)] != fresh.stones[slot(fh)] {
                 return Err(format!("chain at {} has wrong size", self.geo.name(p)));
             }
-            if self.libs[h as usize] != fresh.libs[fh as usize] {
+            if self.libs[slot(h)] != fresh.libs[slot(fh)] {
                 return Err(format!(
                     "chain at {} has pseudo-liberties {:?}, recomputed {:?}",
                     self.geo.name(p),
-                    self.libs[h as usize],
-                    fresh.libs[fh as usize]
+                    self.libs[slot(h)],
+                    fresh.libs[slot(fh)]
                 ));
             }
-            if self.chain_stones(p).count() != self.stones[h as usize] as usize {
+            if self.chain_stones(p).count() != self.stones[slot(h)] as usize {
                 return Err(format!("chain list at {} is broken", self.geo.name(p)));
             }
         }
@@ -829,7 +862,7 @@ impl Iterator for ChainIter<'_> {
             return None;
         }
         let p = self.cur;
-        self.cur = self.board.next[p as usize];
+        self.cur = self.board.next[slot(p)];
         self.done = self.cur == self.start;
         Some(Point(p))
     }

@@ -153,6 +153,8 @@ pub struct GameState {
     captured: [u32; 2],
     last_placer: Option<Color>,
     repetitions: u32,
+    /// The rules' turn cap ([`Rules::max_turns`]), looked up once.
+    max_turns: u32,
     /// The points of the last [`RECENT`] placements, most recent first (`None`: fewer so far).
     recent: [Option<Point>; RECENT],
 }
@@ -177,6 +179,7 @@ impl GameState {
             captured: [0; 2],
             last_placer: None,
             repetitions: 0,
+            max_turns: rules.max_turns(),
             recent: [None; RECENT],
         };
         g.remember(g.board.hash());
@@ -303,7 +306,7 @@ impl GameState {
         self.turns += 1;
         self.phase = Phase::Start;
         self.to_move = mover.opp();
-        if self.passes >= 2 || self.turns >= self.rules.max_turns() {
+        if self.passes >= 2 || self.turns >= self.max_turns {
             self.over = true;
         }
     }
@@ -314,9 +317,18 @@ impl GameState {
         if self.board.at(p) != EMPTY {
             return Some(GoViolation::Occupied);
         }
+        // A never-vacated point with an empty neighbour: the stone survives and the position
+        // is new, so no rule can forbid it (the common case, decided without a probe).
+        let fresh = !self.board.was_vacated(p);
+        if fresh && self.board.has_empty_neighbour(p) {
+            return None;
+        }
         let (no_suicide, captures) = self.board.go_probe(p, c);
         if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
+        }
+        if fresh && no_suicide {
+            return None;
         }
         match self.rules.ko {
             KoRule::None => {}
@@ -420,7 +432,10 @@ impl GameState {
     }
 
     /// Loose: whether placing on the empty-or-not `p` is legal; [`GameState::loose_after`]
-    /// without its copy of the board where no enemy group would flip.
+    /// without its copy of the board where no enemy group would flip. Never inlined: the
+    /// board it may get back would give every caller, the Go hot path included, a stack
+    /// frame of several pages to probe.
+    #[inline(never)]
     fn loose_legal(&self, p: Point) -> bool {
         self.board.at(p) == EMPTY
             && loose_without_flips(&self.board, p, self.to_move)
@@ -580,8 +595,25 @@ impl GameState {
         match self.rules.variant {
             Variant::Go => self.go_violation(p).is_none(),
             Variant::Loose => self.loose_legal(p),
-            Variant::Sligo => matches!(self.phase, Phase::Place(_)) && self.sligo_after(p).is_ok(),
+            Variant::Sligo => self.sligo_legal(p),
         }
+    }
+
+    /// The rest of [`Game::play_unchecked`]: the Loose and Sligo actions, which build a new
+    /// board or game. Never inlined, like [`GameState::loose_legal`].
+    #[inline(never)]
+    fn play_unchecked_board_copy(&mut self, a: Action) {
+        match (self.rules.variant, a) {
+            (Variant::Sligo, Action::NoSlide | Action::Slide(..)) => *self = self.sligo_start(a),
+            _ => self.play(a).expect("play_unchecked with an illegal action"),
+        }
+    }
+
+    /// Sligo: whether placing on `p` completes a legal turn. Never inlined, like
+    /// [`GameState::loose_legal`].
+    #[inline(never)]
+    fn sligo_legal(&self, p: Point) -> bool {
+        matches!(self.phase, Phase::Place(_)) && self.sligo_after(p).is_ok()
     }
 
     /// Sligo: `NoSlide` and every slide of an own stone to an empty point, before checking
@@ -843,8 +875,7 @@ impl Game for GameState {
         match (self.rules.variant, a) {
             (_, Action::Pass) => self.finish_turn(None),
             (Variant::Go, Action::Place(p)) => self.apply_go(p),
-            (Variant::Sligo, Action::NoSlide | Action::Slide(..)) => *self = self.sligo_start(a),
-            _ => self.play(a).expect("play_unchecked with an illegal action"),
+            _ => self.play_unchecked_board_copy(a),
         }
     }
 
@@ -904,6 +935,7 @@ impl fmt::Display for GameState {
 /// Whether the empty point is a true (single-point) eye of `c` for light playouts: every
 /// orthogonal neighbour is `c` or wall, and at most one diagonal (none on the edge) is the
 /// opponent's.
+#[inline]
 pub fn is_true_eye(b: &Board, p: Point, c: Color) -> bool {
     if !b.is_eye_shape(p, c) {
         return false;

@@ -54,6 +54,9 @@ fn random_placement(
 }
 
 /// Sligo: a random first action (no-slide or a slide) after which a non-eye placement exists.
+/// Never inlined: its copy of the game would give [`random_light_action`] a stack frame of
+/// several pages to probe on every call.
+#[inline(never)]
 fn sligo_first_action(g: &GameState, rng: &mut Rng) -> Action {
     let mut firsts = Vec::new();
     g.first_action_candidates(&mut firsts);

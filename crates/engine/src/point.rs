@@ -10,6 +10,16 @@ use std::fmt;
 pub const MAX_SIZE: usize = 19;
 /// Number of cells of the largest padded board.
 pub const MAX_CELLS: usize = (MAX_SIZE + 2) * (MAX_SIZE + 2);
+/// Length of the per-cell arrays of a board: [`MAX_CELLS`] rounded up to a power of two, so
+/// that an index masked to it ([`slot`]) needs no bounds check on the hot paths.
+pub const SLOTS: usize = MAX_CELLS.next_power_of_two();
+
+/// A padded index as an array index below [`SLOTS`]. The mask changes nothing for a valid
+/// index; it only tells the compiler that the index is in range.
+#[inline(always)]
+pub fn slot(i: u16) -> usize {
+    usize::from(i) & (SLOTS - 1)
+}
 
 /// GTP column letters: `A`..`T` without `I`.
 const COLUMNS: &[u8; 19] = b"ABCDEFGHJKLMNOPQRST";
@@ -22,7 +32,7 @@ impl Point {
     /// The index as a `usize`, for array access.
     #[inline(always)]
     pub fn idx(self) -> usize {
-        self.0 as usize
+        slot(self.0)
     }
 }
 
@@ -110,9 +120,10 @@ impl Geometry {
 
     /// Whether a padded index lies on the board (not on the wall).
     pub fn on_board(self, p: Point) -> bool {
-        let s = self.stride();
-        let (x, y) = (p.idx() % s, p.idx() / s);
-        p.idx() < self.cells() && (1..=self.size()).contains(&x) && (1..=self.size()).contains(&y)
+        // The raw index: `idx` masks, and maps some far-off values onto the board.
+        let (i, s) = (usize::from(p.0), self.stride());
+        let (x, y) = (i % s, i / s);
+        i < self.cells() && (1..=self.size()).contains(&x) && (1..=self.size()).contains(&y)
     }
 
     /// All on-board points in row-major order from the top-left.

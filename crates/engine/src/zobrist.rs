@@ -1,7 +1,7 @@
 //! Zobrist keys, built at compile time from a fixed seed so hashes are stable across runs,
 //! machines and versions (they end up in datasets and transposition tables).
 
-use crate::point::MAX_CELLS;
+use crate::point::{MAX_CELLS, SLOTS};
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -11,8 +11,10 @@ const fn splitmix(state: u64) -> (u64, u64) {
     (s, z ^ (z >> 31))
 }
 
-const fn table() -> [[u64; MAX_CELLS]; 2] {
-    let mut t = [[0u64; MAX_CELLS]; 2];
+const fn table() -> [[u64; SLOTS]; 2] {
+    // Keys for the padded indices of the largest board; the slots beyond stay 0 (no point
+    // has them).
+    let mut t = [[0u64; SLOTS]; 2];
     let mut state = 0x6861_6E65u64; // "hane"
     let mut c = 0;
     while c < 2 {
@@ -29,7 +31,7 @@ const fn table() -> [[u64; MAX_CELLS]; 2] {
 }
 
 /// Key of a stone of colour index `c` (0 black, 1 white) at padded index `i`.
-pub static STONE: [[u64; MAX_CELLS]; 2] = table();
+pub static STONE: [[u64; SLOTS]; 2] = table();
 
 /// Key mixed into a game hash when White is to move.
 pub const WHITE_TO_MOVE: u64 = 0x2F4E_1D3C_5B6A_7988;

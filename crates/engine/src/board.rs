@@ -514,21 +514,28 @@ impl Board {
         let shift = neighbour_unit(c.cell()).wrapping_sub(NBR_ONE_EMPTY);
         let mut libs = 0;
         let mut starved = false;
+        // The heads of the friendly neighbours, gathered without a branch per neighbour.
+        let mut friends = [0u16; 4];
+        let mut n_friends = 0;
         for q in around {
             self.nbr[q.idx()] = self.nbr[q.idx()].wrapping_add(shift);
             let v = self.at(q);
             libs += Libs::element(q.0) & select(v == EMPTY);
-            let l = &mut self.libs[slot(self.head[q.idx()])];
+            let h = self.head[q.idx()];
+            let l = &mut self.libs[slot(h)];
             l.0 -= gone & select(is_stone(v));
             starved |= (v == enemy) & (l.n() == 0);
+            friends[n_friends] = h;
+            n_friends += usize::from(v == c.cell());
         }
         self.libs[p.idx()] = Libs(libs);
-        if self.has_neighbour(p, c) {
-            let mut h = p.0;
-            for q in around {
-                if self.at(q) == c.cell() && self.head[q.idx()] != h {
-                    h = self.merge(h, self.head[q.idx()]);
-                }
+        // Merge them in turn; a friend whose old head now points at the joined chain's head
+        // was merged already.
+        let mut h = p.0;
+        for &f in &friends[..n_friends] {
+            let f = self.head[slot(f)];
+            if f != h {
+                h = self.merge(h, f);
             }
         }
         starved

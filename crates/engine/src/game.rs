@@ -287,6 +287,7 @@ impl GameState {
         self.recent.iter().map_while(|p| *p)
     }
 
+    #[inline]
     fn finish_turn(&mut self, placed: Option<Point>) {
         let mover = self.to_move;
         if let Some(p) = placed {
@@ -366,6 +367,7 @@ impl GameState {
         }
     }
 
+    #[inline]
     fn apply_go(&mut self, p: Point) {
         let c = self.to_move;
         let before = self.board.stone_count(c);

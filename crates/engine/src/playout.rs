@@ -22,35 +22,44 @@ pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
 pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
     match (g.rules().variant, g.phase()) {
         (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
-        _ => random_placement(g, rng, |g, p| g.on_board_placement_is_legal(p)).unwrap_or(Action::Pass),
+        (Variant::Go, _) => random_placement(g, rng, |g, p| {
+            // A stone with an empty neighbour fills no eye and survives; on a point no stone
+            // has left it also makes a new position, so nothing forbids it.
+            let b = g.board();
+            if b.has_empty_neighbour(p) {
+                !b.was_vacated(p) || g.on_board_placement_is_legal(p)
+            } else {
+                !is_true_eye(b, p, g.to_move()) && g.on_board_placement_is_legal(p)
+            }
+        }),
+        _ => random_placement(g, rng, |g, p| {
+            !is_true_eye(g.board(), p, g.to_move()) && g.on_board_placement_is_legal(p)
+        }),
     }
 }
 
-/// Scans the empty points from a random offset for the first non-eye point that `legal` accepts.
-fn random_placement(
-    g: &GameState,
-    rng: &mut Rng,
-    legal: impl Fn(&GameState, Point) -> bool,
-) -> Option<Action> {
+/// Scans the empty points from a random offset for the first one that `candidate` accepts
+/// (a legal point that is not the mover's true eye); pass when there is none.
+#[inline(always)]
+fn random_placement(g: &GameState, rng: &mut Rng, candidate: impl Fn(&GameState, Point) -> bool) -> Action {
     let b = g.board();
     let n = b.empty_count();
     if n == 0 {
-        return None;
+        return Action::Pass;
     }
-    let me = g.to_move();
     // Scan off..n then 0..off (no division per candidate).
     let mut k = rng.below(n);
     for _ in 0..n {
         let p = b.empty_at(k);
-        if !is_true_eye(b, p, me) && legal(g, p) {
-            return Some(Action::Place(p));
+        if candidate(g, p) {
+            return Action::Place(p);
         }
         k += 1;
         if k == n {
             k = 0;
         }
     }
-    None
+    Action::Pass
 }
 
 /// Sligo: a random first action (no-slide or a slide) after which a non-eye placement exists.

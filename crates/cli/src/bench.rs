@@ -28,9 +28,13 @@ enum What {
         /// Board size.
         #[arg(long, default_value_t = 9)]
         size: u8,
-        /// Seconds to measure each rule set.
-        #[arg(long, default_value_t = 3.0)]
+        /// Seconds per round.
+        #[arg(long, default_value_t = 1.0)]
         seconds: f64,
+        /// Rounds per rule set: a shared machine's speed moves from second to second, so the
+        /// best, median and worst round are all reported.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
         /// Random seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -77,7 +81,7 @@ enum What {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     match a.what {
-        What::Playouts { rules, size, seconds, seed } => playouts(rules, size, seconds, seed),
+        What::Playouts { rules, size, seconds, rounds, seed } => playouts(rules, size, seconds, rounds, seed),
         What::Train { config, data, steps } => {
             let cfg = match config {
                 Some(p) => crate::config::load(&p)?.train,
@@ -249,41 +253,57 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn playouts(names: Vec<String>, size: u8, seconds: f64, seed: u64) -> Result<(), Failure> {
+fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64) -> Result<(), Failure> {
     let names = default_rules(names);
     if !(seconds > 0.0 && seconds < 1e6) {
         return Err(Failure::input("--seconds must be positive"));
     }
-    println!("light playouts from the empty {size}x{size} board, one thread, {seconds} s each");
-    println!("(per CPU-second of this thread, and per wall-clock second)");
+    if !(1..=1000).contains(&rounds) {
+        return Err(Failure::input("--rounds must be in 1..=1000"));
+    }
+    println!("light playouts from the empty {size}x{size} board, one thread, {rounds} rounds of {seconds} s");
+    println!("(playouts per CPU-second of this thread: best, median and worst round)");
     println!(
-        "{:<14} {:>10} {:>14} {:>14} {:>10}",
-        "rules", "playouts", "per CPU-sec", "per wall-sec", "avg turns"
+        "{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "rules", "playouts", "best", "median", "worst", "avg turns"
     );
     for name in names {
         let rules: Rules =
             format!("{name},size={size}").parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
         let start = GameState::new(rules);
+        let mut g = start.clone();
         let mut rng = Rng::new(seed);
         let budget = Duration::from_secs_f64(seconds);
-        let cpu0 = thread_cpu_seconds();
-        let t = Instant::now();
         let (mut games, mut turns) = (0u64, 0u64);
-        while t.elapsed() < budget {
-            for _ in 0..16 {
-                let mut g = start.clone();
-                turns += u64::from(random_playout(&mut g, &mut rng));
-                games += 1;
+        let mut rates = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            let cpu0 = thread_cpu_seconds();
+            let t = Instant::now();
+            let mut n = 0u64;
+            while t.elapsed() < budget {
+                for _ in 0..16 {
+                    g.clone_from(&start);
+                    turns += u64::from(random_playout(&mut g, &mut rng));
+                    n += 1;
+                }
             }
+            // CPU time where the system reports it (it has a 10 ms tick), wall time otherwise.
+            let secs = thread_cpu_seconds()
+                .zip(cpu0)
+                .map(|(b, a)| b - a)
+                .filter(|&c| c > 0.0)
+                .unwrap_or_else(|| t.elapsed().as_secs_f64());
+            rates.push(n as f64 / secs);
+            games += n;
         }
-        let secs = t.elapsed().as_secs_f64();
-        let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a).filter(|&c| c > 0.0);
+        rates.sort_by(f64::total_cmp);
         println!(
-            "{:<14} {:>10} {:>14} {:>14.0} {:>10.1}",
+            "{:<14} {:>10} {:>10.0} {:>10.0} {:>10.0} {:>10.1}",
             name,
             games,
-            cpu.map_or("n/a".to_string(), |c| format!("{:.0}", games as f64 / c)),
-            games as f64 / secs,
+            rates[rates.len() - 1],
+            rates[rates.len() / 2],
+            rates[0],
             turns as f64 / games as f64
         );
     }

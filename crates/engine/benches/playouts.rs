@@ -33,7 +33,13 @@ fn main() {
         let mut rng = Rng::new(1);
         let count = (n / scale).max(1);
         let t = Instant::now();
-        let turns: u64 = (0..count).map(|_| u64::from(random_playout(&mut start.clone(), &mut rng))).sum();
+        let mut g = start.clone();
+        let turns: u64 = (0..count)
+            .map(|_| {
+                g.clone_from(&start);
+                u64::from(random_playout(&mut g, &mut rng))
+            })
+            .sum();
         let secs = t.elapsed().as_secs_f64();
         println!("{:<10} {:>9} {:>12.0} {:>12}", name, count, count as f64 / secs, turns);
         if n == DEFAULT && recorded.iter().any(|&(r, t)| r == name && t != turns) {

@@ -205,7 +205,6 @@ impl Libs {
 }
 
 /// Stones, chains, liberties and hash of one position (see the module docs).
-#[derive(Clone)]
 pub struct Board {
     geo: Geometry,
     cells: [u8; SLOTS],
@@ -226,6 +225,79 @@ pub struct Board {
     /// The points a stone has left (by capture or removal) since the board was created: a
     /// stone placed anywhere else makes a position no earlier one had.
     vacated: PointSet,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        let Board {
+            geo,
+            cells,
+            head,
+            next,
+            libs,
+            stones,
+            nbr,
+            empties,
+            empty_pos,
+            n_empty,
+            count,
+            hash,
+            vacated,
+        } = self;
+        Board {
+            geo: *geo,
+            cells: *cells,
+            head: *head,
+            next: *next,
+            libs: *libs,
+            stones: *stones,
+            nbr: *nbr,
+            empties: *empties,
+            empty_pos: *empty_pos,
+            n_empty: *n_empty,
+            count: *count,
+            hash: *hash,
+            vacated: *vacated,
+        }
+    }
+
+    /// Copies only the part of the arrays that a board of this size uses (a ninth of them on
+    /// 9x9), when both boards have the same size: the rest is never read.
+    fn clone_from(&mut self, src: &Board) {
+        if self.geo != src.geo {
+            *self = src.clone();
+            return;
+        }
+        let Board {
+            geo: _,
+            cells,
+            head,
+            next,
+            libs,
+            stones,
+            nbr,
+            empties,
+            empty_pos,
+            n_empty,
+            count,
+            hash,
+            vacated,
+        } = src;
+        let n = self.geo.cells();
+        self.cells[..n].copy_from_slice(&cells[..n]);
+        self.head[..n].copy_from_slice(&head[..n]);
+        self.next[..n].copy_from_slice(&next[..n]);
+        self.libs[..n].copy_from_slice(&libs[..n]);
+        self.stones[..n].copy_from_slice(&stones[..n]);
+        self.nbr[..n].copy_from_slice(&nbr[..n]);
+        self.empty_pos[..n].copy_from_slice(&empty_pos[..n]);
+        let e = usize::from(*n_empty);
+        self.empties[..e].copy_from_slice(&empties[..e]);
+        self.n_empty = *n_empty;
+        self.count = *count;
+        self.hash = *hash;
+        self.vacated = *vacated;
+    }
 }
 
 impl Board {

@@ -138,7 +138,6 @@ pub enum Phase {
 }
 
 /// A game in progress under some [`Rules`].
-#[derive(Clone)]
 pub struct GameState {
     rules: Rules,
     board: Board,
@@ -161,6 +160,74 @@ pub struct GameState {
 
 /// How many recent placements a [`GameState`] remembers (for the net's input features).
 pub const RECENT: usize = 5;
+
+impl Clone for GameState {
+    fn clone(&self) -> GameState {
+        let GameState {
+            rules,
+            board,
+            to_move,
+            phase,
+            passes,
+            turns,
+            over,
+            history,
+            captured,
+            last_placer,
+            repetitions,
+            max_turns,
+            recent,
+        } = self;
+        GameState {
+            rules: *rules,
+            board: board.clone(),
+            to_move: *to_move,
+            phase: *phase,
+            passes: *passes,
+            turns: *turns,
+            over: *over,
+            history: history.clone(),
+            captured: *captured,
+            last_placer: *last_placer,
+            repetitions: *repetitions,
+            max_turns: *max_turns,
+            recent: *recent,
+        }
+    }
+
+    /// Reuses the board's and the history's storage (see [`Board`]'s `clone_from`): a
+    /// playout loop that restarts from one position copies a fraction of it.
+    fn clone_from(&mut self, src: &GameState) {
+        let GameState {
+            rules,
+            board,
+            to_move,
+            phase,
+            passes,
+            turns,
+            over,
+            history,
+            captured,
+            last_placer,
+            repetitions,
+            max_turns,
+            recent,
+        } = src;
+        self.rules = *rules;
+        self.board.clone_from(board);
+        self.to_move = *to_move;
+        self.phase = *phase;
+        self.passes = *passes;
+        self.turns = *turns;
+        self.over = *over;
+        self.history.clone_from(history);
+        self.captured = *captured;
+        self.last_placer = *last_placer;
+        self.repetitions = *repetitions;
+        self.max_turns = *max_turns;
+        self.recent = *recent;
+    }
+}
 
 impl GameState {
     /// A new game on an empty board; the rules must be valid.
@@ -321,10 +388,16 @@ impl GameState {
         // A never-vacated point with an empty neighbour: the stone survives and the position
         // is new, so no rule can forbid it (the common case, decided without a probe).
         let fresh = !self.board.was_vacated(p);
-        if fresh && self.board.has_empty_neighbour(p) {
+        let has_empty = self.board.has_empty_neighbour(p);
+        if fresh && has_empty {
             return None;
         }
-        let (no_suicide, captures) = self.board.go_probe(p, c);
+        // With an empty neighbour and no enemy one, the stone survives and captures nothing.
+        let (no_suicide, captures) = if has_empty && !self.board.has_neighbour(p, c.opp()) {
+            (true, false)
+        } else {
+            self.board.go_probe(p, c)
+        };
         if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
         }
@@ -652,6 +725,12 @@ impl Clone for History {
         let mut hashes = Vec::with_capacity(self.hashes.capacity().max(2 * self.hashes.len()).max(64));
         hashes.extend_from_slice(&self.hashes);
         History { hashes, filter: self.filter }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.hashes.clear();
+        self.hashes.extend_from_slice(&src.hashes);
+        self.filter = src.filter;
     }
 }
 

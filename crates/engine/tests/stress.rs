@@ -297,6 +297,9 @@ struct Checker {
     stats: Stats,
     key_to_xor: HashMap<HashKey, u64>,
     xor_to_key: HashMap<u64, HashKey>,
+    /// The last state `play_unchecked` was checked on; the next check copies the game into it
+    /// (or into a new game) with `clone_from`, whose copy must list the same legal actions.
+    scratch: Option<GameState>,
 }
 
 macro_rules! check {
@@ -313,6 +316,7 @@ impl Checker {
             stats: Stats::default(),
             key_to_xor: HashMap::new(),
             xor_to_key: HashMap::new(),
+            scratch: None,
         }
     }
 
@@ -658,7 +662,17 @@ impl Checker {
             } else {
                 random_light_action(&g, &mut self.rng)
             };
-            let mut unchecked = g.clone();
+            // Into the last copy (of this or an earlier game) or into a new game, which holds
+            // nothing the copy could leave behind.
+            let mut unchecked = match self.scratch.take() {
+                Some(s) if self.rng.below(2) == 0 => s,
+                _ => GameState::new(*g.rules()),
+            };
+            unchecked.clone_from(&g);
+            let (mut copied, mut original) = (Vec::new(), Vec::new());
+            unchecked.legal_actions(&mut copied);
+            g.legal_actions(&mut original);
+            check!(self, copied == original, "{ctx}: a clone_from copy lists other legal actions");
             unchecked.play_unchecked(a);
             if let Err(e) = g.play(a) {
                 panic!("{ctx}: chosen {a:?} refused: {e}\n{g}");
@@ -674,6 +688,10 @@ impl Checker {
                     && unchecked.captured(Color::White) == g.captured(Color::White),
                 "{ctx}: play and play_unchecked of {a:?} differ"
             );
+            if let Err(e) = unchecked.board().check_consistency() {
+                panic!("{ctx}: play_unchecked on a clone_from copy left the board inconsistent: {e}\n{g}");
+            }
+            self.scratch = Some(unchecked);
             self.board(&g, &ctx);
             self.state_hash(&g, &ctx);
             match (a, g.phase()) {

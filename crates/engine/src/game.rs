@@ -163,36 +163,7 @@ pub const RECENT: usize = 5;
 
 impl Clone for GameState {
     fn clone(&self) -> GameState {
-        let GameState {
-            rules,
-            board,
-            to_move,
-            phase,
-            passes,
-            turns,
-            over,
-            history,
-            captured,
-            last_placer,
-            repetitions,
-            max_turns,
-            recent,
-        } = self;
-        GameState {
-            rules: *rules,
-            board: board.clone(),
-            to_move: *to_move,
-            phase: *phase,
-            passes: *passes,
-            turns: *turns,
-            over: *over,
-            history: history.clone(),
-            captured: *captured,
-            last_placer: *last_placer,
-            repetitions: *repetitions,
-            max_turns: *max_turns,
-            recent: *recent,
-        }
+        GameState { board: self.board.clone(), history: self.history.clone(), ..*self }
     }
 
     /// Reuses the board's and the history's storage (see [`Board`]'s `clone_from`): a

@@ -200,9 +200,11 @@ pub fn dead_by_playouts(b: &Board) -> PointSet {
     let mut own = [0i32; MAX_CELLS];
     let mut rng = Rng::new(b.hash() ^ 0x00DE_AD57);
     let cap = 4 * geo.area() + 50;
+    let mut end = b.clone();
     for i in 0..DEAD_PLAYOUTS {
         let first = if i % 2 == 0 { Color::Black } else { Color::White };
-        let end = light_playout_board(b.clone(), first, &mut rng, cap);
+        end.clone_from(b);
+        light_playout_board(&mut end, first, &mut rng, cap);
         for &p in &open {
             match area_owner(&end, p) {
                 Some(Color::Black) => own[p.idx()] += 1,
@@ -230,9 +232,9 @@ pub fn dead_by_playouts(b: &Board) -> PointSet {
     dead
 }
 
-/// Plays random legal moves (no suicide, simple ko, never filling a true eye) from `b` until
-/// two passes or `cap` moves; returns the final board.
-fn light_playout_board(mut b: Board, first: Color, rng: &mut Rng, cap: usize) -> Board {
+/// Plays random legal moves (no suicide, simple ko, never filling a true eye) on `b` until
+/// two passes or `cap` moves.
+fn light_playout_board(b: &mut Board, first: Color, rng: &mut Rng, cap: usize) {
     let mut to_move = first;
     let mut passes = 0;
     let mut ko: Option<Point> = None;
@@ -242,7 +244,7 @@ fn light_playout_board(mut b: Board, first: Color, rng: &mut Rng, cap: usize) ->
         let mut chosen = None;
         for k in 0..n {
             let p = b.empty_at((start + k) % n);
-            if Some(p) != ko && !is_true_eye(&b, p, to_move) && b.go_legal_no_suicide(p, to_move) {
+            if Some(p) != ko && !is_true_eye(b, p, to_move) && b.go_legal_no_suicide(p, to_move) {
                 chosen = Some(p);
                 break;
             }
@@ -267,7 +269,6 @@ fn light_playout_board(mut b: Board, first: Color, rng: &mut Rng, cap: usize) ->
         }
         to_move = to_move.opp();
     }
-    b
 }
 
 /// Tromp-Taylor owner of a point: its stone's colour, or the only colour its empty region

@@ -87,8 +87,11 @@ impl RolloutEvaluator {
         let me = r.state.to_move();
         let mut wdl = [0.0f32; 3];
         let mut score = 0.0f64;
-        for _ in 0..self.playouts {
-            let mut g = r.state.clone();
+        let mut g = r.state.clone();
+        for i in 0..self.playouts {
+            if i > 0 {
+                g.clone_from(&r.state);
+            }
             random_playout(&mut g, &mut self.rng);
             let s = g.score();
             let slot = match s.winner {

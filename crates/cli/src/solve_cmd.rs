@@ -5,7 +5,7 @@
 use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_data::shard::write_atomic;
-use hane_eval::solver::{solve, SolveOptions};
+use hane_eval::solver::{solve_guessing, SolveOptions};
 use std::path::PathBuf;
 
 /// Arguments of `hane solve`.
@@ -22,6 +22,11 @@ pub struct Args {
     /// Also write the solution as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// An expected value (4 * Black's margin + tie, as the progress lines print it), e.g.
+    /// from a published result: tested first, so a right guess ends the search sooner. The
+    /// result does not depend on it.
+    #[arg(long, allow_hyphen_values = true)]
+    guess: Option<i32>,
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -41,7 +46,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         node_limit: a.node_limit.unwrap_or(u64::MAX),
     };
     eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
-    let s = solve(&rules, &options, &mut |p| {
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| {
         eprintln!(
             "{:>7.1}s  {:>12} nodes  {:>11} table hits  value in [{}, {}]  depth {}",
             p.seconds,

@@ -144,11 +144,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         if st.generations[i].selfplay.is_none() {
             println!("== generation {g}: self-play by {player}");
             phase.store(PHASE_SELFPLAY, Ordering::Relaxed);
-            // A count cannot exceed the board's area: estimates beyond it are clamped (into the
-            // rule set's komi domain).
-            let area = f64::from(rules.size) * f64::from(rules.size);
+            // No komi beyond the largest possible score difference means anything: an
+            // estimate (from a run of an older version) beyond the search's bound is clamped
+            // to it, into the rule set's komi domain.
+            let bound = hane_eval::komi::KomiSearch::for_rules(&rules).bound;
             let komi = st.generations[..i].iter().rev().find_map(|g| g.komi.as_ref()).map(|k| {
-                hane_eval::KomiDomain::of(&rules).nearest(k.estimate.fair.clamp(-area, area)).as_f64()
+                hane_eval::KomiDomain::of(&rules).nearest(k.estimate.fair.clamp(-bound, bound)).as_f64()
             });
             let done = selfplay(&cfg, &rules, &run_dir, g, &player, komi, stop.clone())?;
             phase.store(PHASE_OTHER, Ordering::Relaxed);

@@ -1,0 +1,43 @@
+//! `hane solve` end to end: the exact result, with and without a guess, and bad input.
+
+use std::process::Command;
+
+fn hane(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().expect("run hane");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn a_guess_changes_nothing_but_the_time() {
+    // 3x3 area Go is Black +9 (value 4 * 9 + tie): a right, a wrong and no guess agree.
+    let dir = std::env::temp_dir().join(format!("hane-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut results = Vec::new();
+    for (i, guess) in [None, Some("36"), Some("-20")].into_iter().enumerate() {
+        let json = dir.join(format!("{i}.json"));
+        let mut args = vec!["solve", "--rules", "ttakji", "--size", "3", "--json", json.to_str().unwrap()];
+        if let Some(g) = guess {
+            args.extend(["--guess", g]);
+        }
+        let (code, out, err) = hane(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Black wins by 9"), "{out}");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        results.push((v["margin"].clone(), v["value"].clone(), v["best"].clone()));
+    }
+    assert!(results.iter().all(|r| *r == results[0]), "{results:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let (code, _, err) = hane(&["solve", "--rules", "ttakji", "--size", "3", "--guess", "many"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = hane(&["solve", "--rules", "ttakji", "--size", "9"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("up to 6x6"), "{err}");
+}

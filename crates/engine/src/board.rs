@@ -200,7 +200,13 @@ impl Libs {
     /// Exactly one distinct liberty: all elements equal (equality in Cauchy-Schwarz).
     #[inline(always)]
     fn single(self) -> bool {
-        (self.n() > 0) & (self.sum() * self.sum() == self.n() * (self.0 & 0xFFFF_FFFF))
+        (self.n() > 0) & self.all_equal()
+    }
+
+    /// All elements equal, or none: [`Libs::single`] for a chain known to have a liberty.
+    #[inline(always)]
+    fn all_equal(self) -> bool {
+        self.sum() * self.sum() == self.n() * (self.0 & 0xFFFF_FFFF)
     }
 }
 
@@ -714,7 +720,9 @@ impl Board {
         let mut alive = self.has_empty_neighbour(p);
         for q in self.adj(p) {
             let v = self.at(q);
-            let atari = self.in_atari(q);
+            // A chain next to the empty p has p as a liberty, so no emptiness test is needed
+            // (and a wall's or an empty point's value is not used).
+            let atari = self.libs[slot(self.head[q.idx()])].all_equal();
             captures |= (v == enemy) & atari;
             alive |= (v == me) & !atari;
         }

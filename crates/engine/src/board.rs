@@ -632,8 +632,14 @@ impl Board {
     /// Removes a single stone, splitting its chain if needed.
     pub fn remove_stone(&mut self, p: Point) {
         let c = self.color(p).expect("remove_stone on an empty point");
-        let mut rest = Vec::with_capacity(self.chain_len(p));
-        rest.extend(self.chain_stones(p).filter(|&s| s != p));
+        // The rest of the chain, in a fixed array (Sligo slides call this on every candidate).
+        let mut rest = [Point(0); MAX_SIZE * MAX_SIZE];
+        let mut n = 0;
+        for s in self.chain_stones(p).filter(|&s| s != p) {
+            rest[n] = s;
+            n += 1;
+        }
+        let rest = &rest[..n];
         self.clear_cell(p, c);
         for q in self.adj(p) {
             if self.at(q) == c.opp().cell() {
@@ -641,10 +647,10 @@ impl Board {
             }
         }
         // Re-chain what is left of the old chain, one flood fill per component.
-        for &s in &rest {
+        for &s in rest {
             self.head[s.idx()] = 0;
         }
-        for &s in &rest {
+        for &s in rest {
             if self.head[s.idx()] == 0 {
                 self.flood_chain(s);
             }
@@ -654,18 +660,24 @@ impl Board {
     /// Builds the chain through the stone `s` by flood fill, with `s` as head.
     fn flood_chain(&mut self, s: Point) {
         let v = self.at(s);
-        let mut stack = vec![s];
+        // Each stone is pushed once, so a chain's size bounds the stack.
+        let mut stack = [Point(0); MAX_SIZE * MAX_SIZE];
+        stack[0] = s;
+        let mut top = 1;
         self.head[s.idx()] = s.0;
         self.next[s.idx()] = s.0;
         self.stones[s.idx()] = 1;
-        while let Some(x) = stack.pop() {
+        while top > 0 {
+            top -= 1;
+            let x = stack[top];
             for q in self.adj(x) {
                 if self.at(q) == v && self.head[q.idx()] != s.0 {
                     self.head[q.idx()] = s.0;
                     self.next[q.idx()] = self.next[s.idx()];
                     self.next[s.idx()] = q.0;
                     self.stones[s.idx()] += 1;
-                    stack.push(q);
+                    stack[top] = q;
+                    top += 1;
                 }
             }
         }

@@ -508,62 +508,56 @@ impl GameState {
 
     /// Sligo: the board after placing at `q` (the slide, if any, is already on `self.board`).
     fn sligo_after(&self, q: Point) -> Result<Board, Refusal> {
-        let c = self.to_move;
         let Phase::Place(slide) = self.phase else {
             return Err(Refusal::WrongPhase);
         };
-        if self.board.at(q) != EMPTY {
-            return Err(Refusal::Occupied);
-        }
-        if let Some((f, t)) = slide {
-            if q == f {
-                return Err(Refusal::SameAsNoSlide(t));
-            }
-            if king_adjacent(self.geo(), f, q) && q < t {
-                return Err(Refusal::SameAsSlide(f, q, t));
-            }
-        }
         let mut b = self.board.clone();
-        b.put(q, c);
-        b.capture_around(q, c.opp());
-        if let Some((_, t)) = slide {
-            b.capture_around(t, c.opp());
-            if b.has_no_libs(t) {
-                return Err(Refusal::Suicide);
-            }
-        }
-        if b.has_no_libs(q) {
-            return Err(Refusal::Suicide);
-        }
-        let mut changed = [q, q, q];
-        if let Some((f, t)) = slide {
-            changed = [q, f, t];
-        }
-        if changed.iter().any(|&x| weak_pair_near(&b, x, c)) {
-            return Err(Refusal::WeakPair);
-        }
+        sligo_place(&mut b, self.to_move, slide, q)?;
         Ok(b)
+    }
+
+    /// Sligo, in a placement phase: whether placing at `q` completes a legal turn, worked out
+    /// on `scratch` (any board of this size; overwritten) instead of a fresh copy.
+    pub(crate) fn sligo_placement_is_legal_on(&self, q: Point, scratch: &mut Board) -> bool {
+        let Phase::Place(slide) = self.phase else {
+            return false;
+        };
+        scratch.clone_from(&self.board);
+        sligo_place(scratch, self.to_move, slide, q).is_ok()
     }
 
     /// Sligo: whether some placement completes a legal turn in the current placement phase.
     fn sligo_any_placement(&self) -> bool {
-        self.board.empties().any(|q| self.sligo_after(q).is_ok())
+        self.sligo_any_placement_on(&mut self.board.clone())
+    }
+
+    /// [`GameState::sligo_any_placement`] worked out on `scratch` (any board of this size).
+    pub(crate) fn sligo_any_placement_on(&self, scratch: &mut Board) -> bool {
+        let Phase::Place(slide) = self.phase else {
+            return false;
+        };
+        sligo_placement_exists(&self.board, self.to_move, slide, scratch)
     }
 
     /// Sligo: a state in the placement phase after the given first action (unchecked).
-    fn sligo_start(&self, a: Action) -> GameState {
+    pub(crate) fn sligo_start(&self, a: Action) -> GameState {
         let mut g = self.clone();
+        g.begin_sligo_turn(a);
+        g
+    }
+
+    /// Sligo: enters the placement phase after the given first action (unchecked).
+    pub(crate) fn begin_sligo_turn(&mut self, a: Action) {
         match a {
-            Action::NoSlide => g.phase = Phase::Place(None),
+            Action::NoSlide => self.phase = Phase::Place(None),
             Action::Slide(f, d) => {
                 let t = self.geo().step(f, d).expect("slide target on board");
-                g.board.remove_stone(f);
-                g.board.put(t, self.to_move);
-                g.phase = Phase::Place(Some((f, t)));
+                self.board.remove_stone(f);
+                self.board.put(t, self.to_move);
+                self.phase = Phase::Place(Some((f, t)));
             }
-            _ => unreachable!("sligo_start takes NoSlide or Slide"),
+            _ => unreachable!("begin_sligo_turn takes NoSlide or Slide"),
         }
-        g
     }
 
     fn check_slide(&self, f: Point, d: Dir) -> Result<Point, PlayError> {
@@ -574,11 +568,13 @@ impl GameState {
         if self.board.color(f) != Some(self.to_move) {
             return Err(PlayError::NotOwnStone(self.name(f)));
         }
-        let label = Action::Slide(f, d).name(geo);
-        match geo.step(f, d) {
-            Some(t) if d.0 < 8 && self.board.at(t) == EMPTY => Ok(t),
-            _ => Err(PlayError::SlideBlocked(label)),
-        }
+        self.slide_target(f, d).ok_or_else(|| PlayError::SlideBlocked(Action::Slide(f, d).name(geo)))
+    }
+
+    /// Where the mover's stone on `f` lands when it slides in direction `d`, if that point is
+    /// on the board and empty (no strings: the candidate lists call this for every stone).
+    fn slide_target(&self, f: Point, d: Dir) -> Option<Point> {
+        self.geo().step(f, d).filter(|&t| d.0 < 8 && self.board.at(t) == EMPTY)
     }
 
     /// Whether the action is of the right kind for this rule set and phase.
@@ -668,7 +664,10 @@ impl GameState {
         out.push(Action::NoSlide);
         for f in self.geo().points().filter(|&f| self.board.color(f) == Some(self.to_move)) {
             out.extend(
-                Dir::ALL.into_iter().filter(|&d| self.check_slide(f, d).is_ok()).map(|d| Action::Slide(f, d)),
+                Dir::ALL
+                    .into_iter()
+                    .filter(|&d| self.slide_target(f, d).is_some())
+                    .map(|d| Action::Slide(f, d)),
             );
         }
     }
@@ -805,6 +804,57 @@ fn true_liberty_after(b: &Board, x: Point, p: Point, c: Color) -> bool {
 }
 
 /// Whether two points are one king step apart.
+/// Sligo: places the mover `c`'s stone at `q` on `b` (the board after the turn's slide, if
+/// any) with captures, and checks the turn: no duplicate of another action sequence, no
+/// suicide of the placed or the slid stone, no weak pair. `b` is changed even when the
+/// placement is refused.
+fn sligo_place(b: &mut Board, c: Color, slide: Option<(Point, Point)>, q: Point) -> Result<(), Refusal> {
+    if b.at(q) != EMPTY {
+        return Err(Refusal::Occupied);
+    }
+    if let Some((f, t)) = slide {
+        if q == f {
+            return Err(Refusal::SameAsNoSlide(t));
+        }
+        if king_adjacent(b.geo(), f, q) && q < t {
+            return Err(Refusal::SameAsSlide(f, q, t));
+        }
+    }
+    b.put(q, c);
+    b.capture_around(q, c.opp());
+    if let Some((_, t)) = slide {
+        b.capture_around(t, c.opp());
+        if b.has_no_libs(t) {
+            return Err(Refusal::Suicide);
+        }
+    }
+    if b.has_no_libs(q) {
+        return Err(Refusal::Suicide);
+    }
+    let mut changed = [q, q, q];
+    if let Some((f, t)) = slide {
+        changed = [q, f, t];
+    }
+    if changed.iter().any(|&x| weak_pair_near(b, x, c)) {
+        return Err(Refusal::WeakPair);
+    }
+    Ok(())
+}
+
+/// Sligo: whether some placement of `c` on `board` (after the slide, if any) completes a
+/// legal turn, each candidate worked out on `scratch` (any board of this size).
+fn sligo_placement_exists(
+    board: &Board,
+    c: Color,
+    slide: Option<(Point, Point)>,
+    scratch: &mut Board,
+) -> bool {
+    board.empties().any(|q| {
+        scratch.clone_from(board);
+        sligo_place(scratch, c, slide, q).is_ok()
+    })
+}
+
 fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
     let (ax, ay) = geo.xy(a);
     let (bx, by) = geo.xy(b);
@@ -858,22 +908,33 @@ impl Game for GameState {
                 out.push(Action::Pass);
             }
             (Variant::Sligo, Phase::Start) => {
+                let c = self.to_move;
+                let mut slid = self.board.clone();
+                let mut scratch = self.board.clone();
                 out.push(Action::Pass);
-                if self.sligo_start(Action::NoSlide).sligo_any_placement() {
+                if sligo_placement_exists(&self.board, c, None, &mut scratch) {
                     out.push(Action::NoSlide);
                 }
-                for f in geo.points().filter(|&f| self.board.color(f) == Some(self.to_move)) {
+                for f in geo.points().filter(|&f| self.board.color(f) == Some(c)) {
                     for d in Dir::ALL {
-                        if self.check_slide(f, d).is_ok()
-                            && self.sligo_start(Action::Slide(f, d)).sligo_any_placement()
-                        {
+                        let Some(t) = self.slide_target(f, d) else { continue };
+                        slid.clone_from(&self.board);
+                        slid.remove_stone(f);
+                        slid.put(t, c);
+                        if sligo_placement_exists(&slid, c, Some((f, t)), &mut scratch) {
                             out.push(Action::Slide(f, d));
                         }
                     }
                 }
             }
             (Variant::Sligo, Phase::Place(_)) => {
-                out.extend(self.board.empties().filter(|&q| self.sligo_after(q).is_ok()).map(Action::Place));
+                let mut scratch = self.board.clone();
+                out.extend(
+                    self.board
+                        .empties()
+                        .filter(|&q| self.sligo_placement_is_legal_on(q, &mut scratch))
+                        .map(Action::Place),
+                );
             }
         }
         out[start..].sort_unstable_by_key(|a| a.index(geo));

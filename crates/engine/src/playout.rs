@@ -3,6 +3,7 @@
 //! and by rollout evaluators.
 
 use crate::action::Action;
+use crate::board::Board;
 use crate::game::{is_true_eye, Game, GameState, Phase};
 use crate::point::Point;
 use crate::rng::Rng;
@@ -32,7 +33,8 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
                 !is_true_eye(b, p, g.to_move()) && g.on_board_placement_is_legal(p)
             }
         }),
-        _ => random_placement(g, rng, |g, p| {
+        (Variant::Sligo, Phase::Place(_)) => sligo_placement(g, rng, &mut g.board().clone()),
+        (Variant::Loose, _) => random_placement(g, rng, |g, p| {
             !is_true_eye(g.board(), p, g.to_move()) && g.on_board_placement_is_legal(p)
         }),
     }
@@ -41,7 +43,11 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
 /// Scans the empty points from a random offset for the first one that `candidate` accepts
 /// (a legal point that is not the mover's true eye); pass when there is none.
 #[inline(always)]
-fn random_placement(g: &GameState, rng: &mut Rng, candidate: impl Fn(&GameState, Point) -> bool) -> Action {
+fn random_placement(
+    g: &GameState,
+    rng: &mut Rng,
+    mut candidate: impl FnMut(&GameState, Point) -> bool,
+) -> Action {
     let b = g.board();
     let n = b.empty_count();
     if n == 0 {
@@ -69,12 +75,28 @@ fn random_placement(g: &GameState, rng: &mut Rng, candidate: impl Fn(&GameState,
 fn sligo_first_action(g: &GameState, rng: &mut Rng) -> Action {
     let mut firsts = Vec::new();
     g.first_action_candidates(&mut firsts);
+    // One game and one scratch board for all the candidates tried, refilled by `clone_from`.
+    let mut next = g.clone();
+    let mut scratch = g.board().clone();
     while !firsts.is_empty() {
         let a = firsts.swap_remove(rng.below(firsts.len()));
-        let mut next = g.clone();
-        if next.play(a).is_ok() && random_light_action(&next, rng) != Action::Pass {
+        next.clone_from(g);
+        next.begin_sligo_turn(a);
+        // What `play` checks for a listed candidate (without its error strings), then whether a
+        // light placement follows.
+        if next.sligo_any_placement_on(&mut scratch)
+            && sligo_placement(&next, rng, &mut scratch) != Action::Pass
+        {
             return a;
         }
     }
     Action::Pass
+}
+
+/// Sligo, in a placement phase: a random light placement, each candidate tried on `scratch`
+/// (any board of this size) rather than on a fresh copy.
+fn sligo_placement(g: &GameState, rng: &mut Rng, scratch: &mut Board) -> Action {
+    random_placement(g, rng, |g, p| {
+        !is_true_eye(g.board(), p, g.to_move()) && g.sligo_placement_is_legal_on(p, scratch)
+    })
 }

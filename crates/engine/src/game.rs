@@ -425,55 +425,11 @@ impl GameState {
 
     /// Loose: plays `p` on a copy of the board; `Err` if the turn is illegal.
     fn loose_after(&self, p: Point) -> Result<Board, Refusal> {
-        let c = self.to_move;
         if self.board.at(p) != EMPTY {
             return Err(Refusal::Occupied);
         }
         let mut b = self.board.clone();
-        b.put(p, c);
-        // Enemy groups that can newly lack a true liberty touch p or an empty neighbour of p:
-        // at most 4 + 4 * 3 chains.
-        let mut candidates = [Point(0); 16];
-        let mut n = 0;
-        let mut seen = PointSet::default();
-        let enemy = c.opp().cell();
-        let mut consider = |q: Point, b: &Board| {
-            if b.at(q) == enemy && seen.insert(b.chain(q)) {
-                candidates[n] = q;
-                n += 1;
-            }
-        };
-        for q in b.adj(p) {
-            consider(q, &b);
-            if b.at(q) == EMPTY {
-                for r in b.adj(q) {
-                    consider(r, &b);
-                }
-            }
-        }
-        // Decide every candidate before flipping any: a flip can change the others' test.
-        let mut doomed = [false; 16];
-        for (d, &q) in doomed.iter_mut().zip(&candidates[..n]) {
-            *d = !score::has_true_liberty(&b, q);
-        }
-        for (&d, &q) in doomed.iter().zip(&candidates[..n]) {
-            if d {
-                b.flip_chain(q);
-            }
-        }
-        // Only the mover's groups at p or next to p's empty neighbours can lack one now.
-        if !score::has_true_liberty(&b, p) {
-            return Err(Refusal::NoTrueLiberty);
-        }
-        for q in b.adj(p) {
-            if b.at(q) == EMPTY {
-                for r in b.adj(q) {
-                    if b.at(r) == c.cell() && !score::has_true_liberty(&b, r) {
-                        return Err(Refusal::NoTrueLiberty);
-                    }
-                }
-            }
-        }
+        loose_place(&mut b, self.to_move, p)?;
         Ok(b)
     }
 
@@ -522,8 +478,7 @@ impl GameState {
         let Phase::Place(slide) = self.phase else {
             return false;
         };
-        scratch.clone_from(&self.board);
-        sligo_place(scratch, self.to_move, slide, q).is_ok()
+        sligo_placement_ok(&self.board, self.to_move, slide, q, scratch)
     }
 
     /// Sligo: whether some placement completes a legal turn in the current placement phase.
@@ -571,10 +526,12 @@ impl GameState {
         self.slide_target(f, d).ok_or_else(|| PlayError::SlideBlocked(Action::Slide(f, d).name(geo)))
     }
 
-    /// Where the mover's stone on `f` lands when it slides in direction `d`, if that point is
-    /// on the board and empty (no strings: the candidate lists call this for every stone).
+    /// Where the mover's stone on the on-board `f` lands when it slides in direction `d`, if
+    /// that point is on the board and empty (no strings and no division: the candidate lists
+    /// call this for every stone and direction).
     fn slide_target(&self, f: Point, d: Dir) -> Option<Point> {
-        self.geo().step(f, d).filter(|&t| d.0 < 8 && self.board.at(t) == EMPTY)
+        let t = self.geo().king_neighbour(f, d);
+        (d.0 < 8 && self.board.at(t) == EMPTY).then_some(t)
     }
 
     /// Whether the action is of the right kind for this rule set and phase.
@@ -645,8 +602,18 @@ impl GameState {
     /// board or game. Never inlined, like [`GameState::loose_legal`].
     #[inline(never)]
     fn play_unchecked_board_copy(&mut self, a: Action) {
-        match (self.rules.variant, a) {
-            (Variant::Sligo, Action::NoSlide | Action::Slide(..)) => *self = self.sligo_start(a),
+        let c = self.to_move;
+        match (self.rules.variant, self.phase, a) {
+            (Variant::Sligo, _, Action::NoSlide | Action::Slide(..)) => self.begin_sligo_turn(a),
+            // A listed placement is legal: it is made on the board itself, without a copy.
+            (Variant::Sligo, Phase::Place(slide), Action::Place(q)) => {
+                let _ = sligo_place(&mut self.board, c, slide, q);
+                self.finish_turn(Some(q));
+            }
+            (Variant::Loose, _, Action::Place(p)) => {
+                let _ = loose_place(&mut self.board, c, p);
+                self.finish_turn(Some(p));
+            }
             _ => self.play(a).expect("play_unchecked with an illegal action"),
         }
     }
@@ -663,12 +630,11 @@ impl GameState {
     pub fn first_action_candidates(&self, out: &mut Vec<Action>) {
         out.push(Action::NoSlide);
         for f in self.geo().points().filter(|&f| self.board.color(f) == Some(self.to_move)) {
-            out.extend(
-                Dir::ALL
-                    .into_iter()
-                    .filter(|&d| self.slide_target(f, d).is_some())
-                    .map(|d| Action::Slide(f, d)),
-            );
+            for d in Dir::ALL {
+                if self.slide_target(f, d).is_some() {
+                    out.push(Action::Slide(f, d));
+                }
+            }
         }
     }
 
@@ -804,6 +770,56 @@ fn true_liberty_after(b: &Board, x: Point, p: Point, c: Color) -> bool {
 }
 
 /// Whether two points are one king step apart.
+/// Loose: places `c`'s stone on the empty `p` of `b` with its flips, and checks that every
+/// group of the mover keeps a true liberty. `b` is changed even when the placement is refused.
+fn loose_place(b: &mut Board, c: Color, p: Point) -> Result<(), Refusal> {
+    b.put(p, c);
+    // Enemy groups that can newly lack a true liberty touch p or an empty neighbour of p:
+    // at most 4 + 4 * 3 chains.
+    let mut candidates = [Point(0); 16];
+    let mut n = 0;
+    let mut seen = PointSet::default();
+    let enemy = c.opp().cell();
+    let mut consider = |q: Point, b: &Board| {
+        if b.at(q) == enemy && seen.insert(b.chain(q)) {
+            candidates[n] = q;
+            n += 1;
+        }
+    };
+    for q in b.adj(p) {
+        consider(q, b);
+        if b.at(q) == EMPTY {
+            for r in b.adj(q) {
+                consider(r, b);
+            }
+        }
+    }
+    // Decide every candidate before flipping any: a flip can change the others' test.
+    let mut doomed = [false; 16];
+    for (d, &q) in doomed.iter_mut().zip(&candidates[..n]) {
+        *d = !score::has_true_liberty(b, q);
+    }
+    for (&d, &q) in doomed.iter().zip(&candidates[..n]) {
+        if d {
+            b.flip_chain(q);
+        }
+    }
+    // Only the mover's groups at p or next to p's empty neighbours can lack one now.
+    if !score::has_true_liberty(b, p) {
+        return Err(Refusal::NoTrueLiberty);
+    }
+    for q in b.adj(p) {
+        if b.at(q) == EMPTY {
+            for r in b.adj(q) {
+                if b.at(r) == c.cell() && !score::has_true_liberty(b, r) {
+                    return Err(Refusal::NoTrueLiberty);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Sligo: places the mover `c`'s stone at `q` on `b` (the board after the turn's slide, if
 /// any) with captures, and checks the turn: no duplicate of another action sequence, no
 /// suicide of the placed or the slid stone, no weak pair. `b` is changed even when the
@@ -841,18 +857,47 @@ fn sligo_place(b: &mut Board, c: Color, slide: Option<(Point, Point)>, q: Point)
     Ok(())
 }
 
+/// Sligo: whether [`sligo_place`] would accept placing `c` at `q` on `board`, without changing
+/// `board` and mostly without a copy: captures remove only the other colour's stones, so
+/// weak pairs can be judged before them; a placed stone with an empty neighbour survives, and
+/// so does the slid stone's chain if it has a liberty now (it keeps it) or joins the placed
+/// stone (which brings one). Other cases are played out on `scratch` (any board of this size).
+fn sligo_placement_ok(
+    board: &Board,
+    c: Color,
+    slide: Option<(Point, Point)>,
+    q: Point,
+    scratch: &mut Board,
+) -> bool {
+    if board.at(q) != EMPTY {
+        return false;
+    }
+    let mut changed = [q, q, q];
+    if let Some((f, t)) = slide {
+        if q == f || (king_adjacent(board.geo(), f, q) && q < t) {
+            return false;
+        }
+        changed = [q, f, t];
+    }
+    if changed.iter().any(|&x| weak_pair_near_with(board, x, c, Some(q))) {
+        return false;
+    }
+    if board.has_empty_neighbour(q) && slide.is_none_or(|(_, t)| !board.has_no_libs(t)) {
+        return true;
+    }
+    scratch.clone_from(board);
+    sligo_place(scratch, c, slide, q).is_ok()
+}
+
 /// Sligo: whether some placement of `c` on `board` (after the slide, if any) completes a
-/// legal turn, each candidate worked out on `scratch` (any board of this size).
+/// legal turn ([`sligo_placement_ok`]).
 fn sligo_placement_exists(
     board: &Board,
     c: Color,
     slide: Option<(Point, Point)>,
     scratch: &mut Board,
 ) -> bool {
-    board.empties().any(|q| {
-        scratch.clone_from(board);
-        sligo_place(scratch, c, slide, q).is_ok()
-    })
+    board.empties().any(|q| sligo_placement_ok(board, c, slide, q, scratch))
 }
 
 fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
@@ -864,15 +909,21 @@ fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
 /// Whether any 2x2 square with a corner at `x` holds a weak pair of colour `c`: two diagonal
 /// stones of `c` whose two other corners hold no stone of `c`.
 pub fn weak_pair_near(b: &Board, x: Point, c: Color) -> bool {
-    let s = b.geo().stride() as u16;
-    [x.0 - s - 1, x.0 - s, x.0 - 1, x.0].into_iter().any(|tl| weak_square(b, Point(tl), c))
+    weak_pair_near_with(b, x, c, None)
 }
 
-/// Whether the 2x2 square with top-left cell `tl` holds a weak pair of `c`.
-#[inline]
-fn weak_square(b: &Board, tl: Point, c: Color) -> bool {
+/// [`weak_pair_near`] with a stone of `c` also on `also` (a placement not yet made).
+fn weak_pair_near_with(b: &Board, x: Point, c: Color, also: Option<Point>) -> bool {
     let s = b.geo().stride() as u16;
-    let m = |i: u16| b.at(Point(i)) == c.cell();
+    [x.0 - s - 1, x.0 - s, x.0 - 1, x.0].into_iter().any(|tl| weak_square(b, Point(tl), c, also))
+}
+
+/// Whether the 2x2 square with top-left cell `tl` holds a weak pair of `c` (counting a stone
+/// of `c` on `also`).
+#[inline]
+fn weak_square(b: &Board, tl: Point, c: Color, also: Option<Point>) -> bool {
+    let s = b.geo().stride() as u16;
+    let m = |i: u16| b.at(Point(i)) == c.cell() || also == Some(Point(i));
     let (a, bb, cc, d) = (m(tl.0), m(tl.0 + 1), m(tl.0 + s), m(tl.0 + s + 1));
     (a && d && !bb && !cc) || (bb && cc && !a && !d)
 }
@@ -880,7 +931,7 @@ fn weak_square(b: &Board, tl: Point, c: Color) -> bool {
 /// Whether the board holds a weak pair of `c` anywhere.
 pub fn has_weak_pair(b: &Board, c: Color) -> bool {
     let geo = b.geo();
-    (0..geo.size() - 1).any(|y| (0..geo.size() - 1).any(|x| weak_square(b, geo.point(x, y), c)))
+    (0..geo.size() - 1).any(|y| (0..geo.size() - 1).any(|x| weak_square(b, geo.point(x, y), c, None)))
 }
 
 impl Game for GameState {

@@ -141,6 +141,14 @@ impl Geometry {
         ((0..n).contains(&nx) && (0..n).contains(&ny)).then(|| self.point(nx as usize, ny as usize))
     }
 
+    /// The padded index one king step from the on-board `p` in direction `d`: a wall cell when
+    /// the step leaves the board (no division, unlike [`Geometry::step`]).
+    #[inline]
+    pub fn king_neighbour(self, p: Point, d: Dir) -> Point {
+        let (dx, dy) = d.delta();
+        Point((i32::from(p.0) + dy * self.stride() as i32 + dx) as u16)
+    }
+
     /// Orthogonal neighbour offsets in the padded array.
     #[inline(always)]
     pub fn adj(self) -> [isize; 4] {

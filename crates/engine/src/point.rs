@@ -128,8 +128,8 @@ impl Geometry {
 
     /// All on-board points in row-major order from the top-left.
     pub fn points(self) -> impl Iterator<Item = Point> {
-        let n = self.size();
-        (0..n * n).map(move |i| self.point(i % n, i / n))
+        let (n, s) = (self.size(), self.stride());
+        (1..=n).flat_map(move |y| (1..=n).map(move |x| Point((y * s + x) as u16)))
     }
 
     /// The point one king step from `p` in direction `d`, if it is on the board.

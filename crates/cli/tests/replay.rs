@@ -1,15 +1,8 @@
 //! `hane replay` end to end: JSON shape, legality, exit codes.
 
-use std::process::Command;
+mod run;
 
-fn hane(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().expect("run hane");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use run::hane;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let (code, out, err) = hane(args);

@@ -657,6 +657,14 @@ impl Board {
         }
     }
 
+    /// Moves the stone on `f` to the empty `t` (a Sligo slide), splitting and merging chains;
+    /// nothing is captured.
+    pub fn slide(&mut self, f: Point, t: Point) {
+        let c = self.color(f).expect("slide of an empty point");
+        self.remove_stone(f);
+        self.put(t, c);
+    }
+
     /// Builds the chain through the stone `s` by flood fill, with `s` as head.
     fn flood_chain(&mut self, s: Point) {
         let v = self.at(s);

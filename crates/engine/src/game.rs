@@ -507,8 +507,7 @@ impl GameState {
             Action::NoSlide => self.phase = Phase::Place(None),
             Action::Slide(f, d) => {
                 let t = self.geo().step(f, d).expect("slide target on board");
-                self.board.remove_stone(f);
-                self.board.put(t, self.to_move);
+                self.board.slide(f, t);
                 self.phase = Phase::Place(Some((f, t)));
             }
             _ => unreachable!("begin_sligo_turn takes NoSlide or Slide"),
@@ -598,10 +597,10 @@ impl GameState {
         }
     }
 
-    /// The rest of [`Game::play_unchecked`]: the Loose and Sligo actions, which build a new
-    /// board or game. Never inlined, like [`GameState::loose_legal`].
+    /// The rest of [`Game::play_unchecked`]: the Loose and Sligo actions. Never inlined, like
+    /// [`GameState::loose_legal`]: its fallback to `play` copies boards.
     #[inline(never)]
-    fn play_unchecked_board_copy(&mut self, a: Action) {
+    fn play_unchecked_other(&mut self, a: Action) {
         let c = self.to_move;
         match (self.rules.variant, self.phase, a) {
             (Variant::Sligo, _, Action::NoSlide | Action::Slide(..)) => self.begin_sligo_turn(a),
@@ -622,7 +621,7 @@ impl GameState {
     /// [`GameState::loose_legal`].
     #[inline(never)]
     fn sligo_legal(&self, p: Point) -> bool {
-        matches!(self.phase, Phase::Place(_)) && self.sligo_after(p).is_ok()
+        self.sligo_placement_is_legal_on(p, &mut self.board.clone())
     }
 
     /// Sligo: `NoSlide` and every slide of an own stone to an empty point, before checking
@@ -769,7 +768,6 @@ fn true_liberty_after(b: &Board, x: Point, p: Point, c: Color) -> bool {
     empty || !(black && white)
 }
 
-/// Whether two points are one king step apart.
 /// Loose: places `c`'s stone on the empty `p` of `b` with its flips, and checks that every
 /// group of the mover keeps a true liberty. `b` is changed even when the placement is refused.
 fn loose_place(b: &mut Board, c: Color, p: Point) -> Result<(), Refusal> {
@@ -825,17 +823,7 @@ fn loose_place(b: &mut Board, c: Color, p: Point) -> Result<(), Refusal> {
 /// suicide of the placed or the slid stone, no weak pair. `b` is changed even when the
 /// placement is refused.
 fn sligo_place(b: &mut Board, c: Color, slide: Option<(Point, Point)>, q: Point) -> Result<(), Refusal> {
-    if b.at(q) != EMPTY {
-        return Err(Refusal::Occupied);
-    }
-    if let Some((f, t)) = slide {
-        if q == f {
-            return Err(Refusal::SameAsNoSlide(t));
-        }
-        if king_adjacent(b.geo(), f, q) && q < t {
-            return Err(Refusal::SameAsSlide(f, q, t));
-        }
-    }
+    let changed = sligo_precheck(b, slide, q)?;
     b.put(q, c);
     b.capture_around(q, c.opp());
     if let Some((_, t)) = slide {
@@ -847,14 +835,29 @@ fn sligo_place(b: &mut Board, c: Color, slide: Option<(Point, Point)>, q: Point)
     if b.has_no_libs(q) {
         return Err(Refusal::Suicide);
     }
-    let mut changed = [q, q, q];
-    if let Some((f, t)) = slide {
-        changed = [q, f, t];
-    }
     if changed.iter().any(|&x| weak_pair_near(b, x, c)) {
         return Err(Refusal::WeakPair);
     }
     Ok(())
+}
+
+/// Sligo: the checks of a placement at `q` that come before the stone is placed (an empty
+/// point, not a duplicate of another action sequence); returns the points whose 2x2 squares
+/// the turn changes (the placement, and the slide's origin and target).
+fn sligo_precheck(b: &Board, slide: Option<(Point, Point)>, q: Point) -> Result<[Point; 3], Refusal> {
+    if b.at(q) != EMPTY {
+        return Err(Refusal::Occupied);
+    }
+    let Some((f, t)) = slide else {
+        return Ok([q, q, q]);
+    };
+    if q == f {
+        return Err(Refusal::SameAsNoSlide(t));
+    }
+    if king_adjacent(b.geo(), f, q) && q < t {
+        return Err(Refusal::SameAsSlide(f, q, t));
+    }
+    Ok([q, f, t])
 }
 
 /// Sligo: whether [`sligo_place`] would accept placing `c` at `q` on `board`, without changing
@@ -869,16 +872,9 @@ fn sligo_placement_ok(
     q: Point,
     scratch: &mut Board,
 ) -> bool {
-    if board.at(q) != EMPTY {
+    let Ok(changed) = sligo_precheck(board, slide, q) else {
         return false;
-    }
-    let mut changed = [q, q, q];
-    if let Some((f, t)) = slide {
-        if q == f || (king_adjacent(board.geo(), f, q) && q < t) {
-            return false;
-        }
-        changed = [q, f, t];
-    }
+    };
     if changed.iter().any(|&x| weak_pair_near_with(board, x, c, Some(q))) {
         return false;
     }
@@ -900,6 +896,7 @@ fn sligo_placement_exists(
     board.empties().any(|q| sligo_placement_ok(board, c, slide, q, scratch))
 }
 
+/// Whether two points are one king step apart.
 fn king_adjacent(geo: Geometry, a: Point, b: Point) -> bool {
     let (ax, ay) = geo.xy(a);
     let (bx, by) = geo.xy(b);
@@ -970,8 +967,7 @@ impl Game for GameState {
                     for d in Dir::ALL {
                         let Some(t) = self.slide_target(f, d) else { continue };
                         slid.clone_from(&self.board);
-                        slid.remove_stone(f);
-                        slid.put(t, c);
+                        slid.slide(f, t);
                         if sligo_placement_exists(&slid, c, Some((f, t)), &mut scratch) {
                             out.push(Action::Slide(f, d));
                         }
@@ -1039,7 +1035,7 @@ impl Game for GameState {
         match (self.rules.variant, a) {
             (_, Action::Pass) => self.finish_turn(None),
             (Variant::Go, Action::Place(p)) => self.apply_go(p),
-            _ => self.play_unchecked_board_copy(a),
+            _ => self.play_unchecked_other(a),
         }
     }
 

@@ -88,10 +88,8 @@ impl RolloutEvaluator {
         let mut wdl = [0.0f32; 3];
         let mut score = 0.0f64;
         let mut g = r.state.clone();
-        for i in 0..self.playouts {
-            if i > 0 {
-                g.clone_from(&r.state);
-            }
+        for _ in 0..self.playouts {
+            g.clone_from(&r.state);
             random_playout(&mut g, &mut self.rng);
             let s = g.score();
             let slot = match s.winner {

@@ -351,18 +351,26 @@ impl GameState {
     }
 
     /// Checks a Go placement without playing it (no allocation: this is on the hot path).
+    #[inline]
     fn go_violation(&self, p: Point) -> Option<GoViolation> {
-        let c = self.to_move;
         if self.board.at(p) != EMPTY {
             return Some(GoViolation::Occupied);
         }
         // A never-vacated point with an empty neighbour: the stone survives and the position
-        // is new, so no rule can forbid it (the common case, decided without a probe).
-        let fresh = !self.board.was_vacated(p);
-        let has_empty = self.board.has_empty_neighbour(p);
-        if fresh && has_empty {
+        // is new, so no rule can forbid it (the common case, decided without a probe, and
+        // inlined into the callers' loops).
+        if !self.board.was_vacated(p) && self.board.has_empty_neighbour(p) {
             return None;
         }
+        self.go_violation_probed(p)
+    }
+
+    /// The rest of [`GameState::go_violation`], for an empty `p` that was vacated before or
+    /// has no empty neighbour.
+    fn go_violation_probed(&self, p: Point) -> Option<GoViolation> {
+        let c = self.to_move;
+        let fresh = !self.board.was_vacated(p);
+        let has_empty = self.board.has_empty_neighbour(p);
         // With an empty neighbour and no enemy one, the stone survives and captures nothing.
         let (no_suicide, captures) = if has_empty && !self.board.has_neighbour(p, c.opp()) {
             (true, false)

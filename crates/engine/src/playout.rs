@@ -23,18 +23,8 @@ pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
 pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
     match (g.rules().variant, g.phase()) {
         (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
-        (Variant::Go, _) => random_placement(g, rng, |g, p| {
-            // A stone with an empty neighbour fills no eye and survives; on a point no stone
-            // has left it also makes a new position, so nothing forbids it.
-            let b = g.board();
-            if b.has_empty_neighbour(p) {
-                !b.was_vacated(p) || g.on_board_placement_is_legal(p)
-            } else {
-                !is_true_eye(b, p, g.to_move()) && g.on_board_placement_is_legal(p)
-            }
-        }),
         (Variant::Sligo, Phase::Place(_)) => sligo_placement(g, rng, &mut g.board().clone()),
-        (Variant::Loose, _) => random_placement(g, rng, |g, p| {
+        (Variant::Go | Variant::Loose, _) => random_placement(g, rng, |g, p| {
             !is_true_eye(g.board(), p, g.to_move()) && g.on_board_placement_is_legal(p)
         }),
     }

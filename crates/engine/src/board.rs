@@ -547,12 +547,9 @@ impl Board {
     #[inline(always)]
     fn place(&mut self, p: Point, c: Color) -> bool {
         debug_assert_eq!(self.at(p), EMPTY);
+        self.fill_cell(p, c);
         // The neighbours once: the stores below would make the compiler reload the stride.
         let around = self.adj(p);
-        self.hash ^= zobrist::STONE[c.index()][p.idx()];
-        self.count[c.index()] += 1;
-        self.pop_empty(p);
-        self.cells[p.idx()] = c.cell();
         self.head[p.idx()] = p.0;
         self.next[p.idx()] = p.0;
         self.stones[p.idx()] = 1;
@@ -561,14 +558,12 @@ impl Board {
         // and nothing is subtracted there.
         let gone = Libs::element(p.0);
         let enemy = c.opp().cell();
-        let shift = neighbour_unit(c.cell()).wrapping_sub(NBR_ONE_EMPTY);
         let mut libs = 0;
         let mut starved = false;
         // The heads of the friendly neighbours, gathered without a branch per neighbour.
         let mut friends = [0u16; 4];
         let mut n_friends = 0;
         for q in around {
-            self.nbr[q.idx()] = self.nbr[q.idx()].wrapping_add(shift);
             let v = self.at(q);
             libs += Libs::element(q.0) & select(v == EMPTY);
             let h = self.head[q.idx()];

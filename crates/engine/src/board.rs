@@ -561,7 +561,7 @@ impl Board {
         let mut libs = 0;
         let mut starved = false;
         // The heads of the friendly neighbours, gathered without a branch per neighbour.
-        let mut friends = [0u16; 4];
+        let mut friends = [0u16; 5];
         let mut n_friends = 0;
         for q in around {
             let v = self.at(q);
@@ -574,16 +574,39 @@ impl Board {
             n_friends += usize::from(v == c.cell());
         }
         self.libs[p.idx()] = Libs(libs);
-        // Merge them in turn; a friend whose old head now points at the joined chain's head
-        // was merged already.
-        let mut h = p.0;
-        for &f in &friends[..n_friends] {
-            let f = self.head[slot(f)];
-            if f != h {
-                h = self.merge(h, f);
+        // The first friend without a branch (whether there is one is a coin toss for the
+        // branch predictor), then the rest in turn; a friend whose old head now points at the
+        // joined chain's head was merged already.
+        // With no friend, `friends[0]` is p itself.
+        friends[n_friends] = p.0;
+        let mut h = self.join_first(p.0, friends[0], n_friends > 0);
+        if n_friends > 1 {
+            for &f in &friends[1..n_friends] {
+                let f = self.head[slot(f)];
+                if f != h {
+                    h = self.merge(h, f);
+                }
             }
         }
         starved
+    }
+
+    /// [`Board::merge`] of the lone stone `p` with the chain headed by `f` if `any` (else `f`
+    /// is `p` and nothing changes), without a branch; returns the head. As in `merge`, the
+    /// bigger chain's head survives and a tie keeps `p`.
+    #[inline(always)]
+    fn join_first(&mut self, p: u16, f: u16, any: bool) -> u16 {
+        let keep_p = self.stones[slot(f)] <= 1;
+        let (big, small) = if keep_p { (p, f) } else { (f, p) };
+        // `small` is a single stone (p, or f when it is a lone stone); with no friend both are p.
+        let extra = self.libs[slot(small)].0 & select(any);
+        self.head[slot(small)] = big;
+        let (nb, ns) = (self.next[slot(big)], self.next[slot(small)]);
+        self.next[slot(big)] = ns;
+        self.next[slot(small)] = nb;
+        self.stones[slot(big)] += u16::from(any);
+        self.libs[slot(big)].0 += extra;
+        big
     }
 
     /// Removes the whole chain through `p`; returns the number of stones removed.

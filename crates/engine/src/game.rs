@@ -356,6 +356,12 @@ impl GameState {
         if self.board.at(p) != EMPTY {
             return Some(GoViolation::Occupied);
         }
+        self.go_violation_empty(p)
+    }
+
+    /// [`GameState::go_violation`] for a point known to be empty.
+    #[inline(always)]
+    fn go_violation_empty(&self, p: Point) -> Option<GoViolation> {
         // A never-vacated point with an empty neighbour: the stone survives and the position
         // is new, so no rule can forbid it (the common case, decided without a probe, and
         // inlined into the callers' loops).
@@ -363,6 +369,22 @@ impl GameState {
             return None;
         }
         self.go_violation_probed(p)
+    }
+
+    /// Go: whether placing on the empty point `p` is legal (the playout loop's test).
+    #[inline(always)]
+    pub(crate) fn go_empty_is_legal(&self, p: Point) -> bool {
+        self.go_violation_empty(p).is_none()
+    }
+
+    /// Go: places on `p`, a legal point, or passes (`None`); the playout loop's
+    /// [`Game::play_unchecked`], without its dispatch on the rules and the action.
+    #[inline(always)]
+    pub(crate) fn play_go_unchecked(&mut self, p: Option<Point>) {
+        match p {
+            Some(p) => self.apply_go(p),
+            None => self.finish_turn(None),
+        }
     }
 
     /// The rest of [`GameState::go_violation`], for an empty `p` that was vacated before or

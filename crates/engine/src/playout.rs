@@ -12,50 +12,69 @@ use crate::rules::Variant;
 /// Plays `g` to the end with random light moves; returns the number of turns played.
 pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
     let start = g.turns();
-    while !g.is_over() {
-        let a = random_light_action(g, rng);
-        g.play_unchecked(a);
+    if g.rules().variant == Variant::Go {
+        // The same moves as the general loop, without its dispatch on the rules per move.
+        // The generator in a local, so that it can live in registers.
+        let mut r = rng.clone();
+        while !g.is_over() {
+            let p = random_go_placement(g, &mut r);
+            g.play_go_unchecked(p);
+        }
+        *rng = r;
+    } else {
+        while !g.is_over() {
+            let a = random_light_action(g, rng);
+            g.play_unchecked(a);
+        }
     }
     g.turns() - start
 }
 
 /// A random legal action that does not fill the mover's own true eye (pass when none).
 pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
-    match (g.rules().variant, g.phase()) {
-        (Variant::Sligo, Phase::Start) => sligo_first_action(g, rng),
+    let placement = match (g.rules().variant, g.phase()) {
+        (Variant::Sligo, Phase::Start) => return sligo_first_action(g, rng),
         (Variant::Sligo, Phase::Place(_)) => sligo_placement(g, rng, &mut g.board().clone()),
-        (Variant::Go | Variant::Loose, _) => random_placement(g, rng, |g, p| {
+        (Variant::Go, _) => random_go_placement(g, rng),
+        (Variant::Loose, _) => random_placement(g, rng, |g, p| {
             !is_true_eye(g.board(), p, g.to_move()) && g.on_board_placement_is_legal(p)
         }),
-    }
+    };
+    placement.map_or(Action::Pass, Action::Place)
+}
+
+/// Go: a random legal placement that does not fill the mover's own true eye (`None`: pass).
+#[inline(always)]
+fn random_go_placement(g: &GameState, rng: &mut Rng) -> Option<Point> {
+    random_placement(g, rng, |g, p| !is_true_eye(g.board(), p, g.to_move()) && g.go_empty_is_legal(p))
 }
 
 /// Scans the empty points from a random offset for the first one that `candidate` accepts
-/// (a legal point that is not the mover's true eye); pass when there is none.
+/// (a legal point that is not the mover's true eye); `None` when there is none.
 #[inline(always)]
 fn random_placement(
     g: &GameState,
     rng: &mut Rng,
     mut candidate: impl FnMut(&GameState, Point) -> bool,
-) -> Action {
+) -> Option<Point> {
     let b = g.board();
     let n = b.empty_count();
     if n == 0 {
-        return Action::Pass;
+        return None;
     }
     // Scan off..n then 0..off (no division per candidate).
     let mut k = rng.below(n);
     for _ in 0..n {
         let p = b.empty_at(k);
         if candidate(g, p) {
-            return Action::Place(p);
+            return Some(p);
         }
         k += 1;
         if k == n {
             k = 0;
         }
     }
-    Action::Pass
+    None
 }
 
 /// Sligo: a random first action (no-slide or a slide) after which a non-eye placement exists.
@@ -74,9 +93,7 @@ fn sligo_first_action(g: &GameState, rng: &mut Rng) -> Action {
         next.begin_sligo_turn(a);
         // What `play` checks for a listed candidate (without its error strings), then whether a
         // light placement follows.
-        if next.sligo_any_placement_on(&mut scratch)
-            && sligo_placement(&next, rng, &mut scratch) != Action::Pass
-        {
+        if next.sligo_any_placement_on(&mut scratch) && sligo_placement(&next, rng, &mut scratch).is_some() {
             return a;
         }
     }
@@ -85,7 +102,7 @@ fn sligo_first_action(g: &GameState, rng: &mut Rng) -> Action {
 
 /// Sligo, in a placement phase: a random light placement, each candidate tried on `scratch`
 /// (any board of this size) rather than on a fresh copy.
-fn sligo_placement(g: &GameState, rng: &mut Rng, scratch: &mut Board) -> Action {
+fn sligo_placement(g: &GameState, rng: &mut Rng, scratch: &mut Board) -> Option<Point> {
     random_placement(g, rng, |g, p| {
         !is_true_eye(g.board(), p, g.to_move()) && g.sligo_placement_is_legal_on(p, scratch)
     })

@@ -542,10 +542,10 @@ impl Board {
         self.place(p, c);
     }
 
-    /// [`Board::put`], returning whether some chain of the other colour next to `p` has no
-    /// liberty left (so that there is something to capture).
+    /// [`Board::put`], returning which neighbours of `p` (bit `i` for `adj(p)[i]`) are stones
+    /// of the other colour whose chain has no liberty left, to be captured.
     #[inline(always)]
-    fn place(&mut self, p: Point, c: Color) -> bool {
+    fn place(&mut self, p: Point, c: Color) -> u32 {
         debug_assert_eq!(self.at(p), EMPTY);
         self.fill_cell(p, c);
         // The neighbours once: the stores below would make the compiler reload the stride.
@@ -553,33 +553,39 @@ impl Board {
         self.head[p.idx()] = p.0;
         self.next[p.idx()] = p.0;
         self.stones[p.idx()] = 1;
+        // p's own adjacencies are added when it joins its first friend (or none).
+        self.libs[p.idx()] = Libs(0);
         // Every neighbouring stone loses its adjacency to p; p gains its empty neighbours.
         // Without branches: an empty or wall neighbour's `head` is stale or 0 but in range,
         // and nothing is subtracted there.
         let gone = Libs::element(p.0);
         let enemy = c.opp().cell();
         let mut libs = 0;
-        let mut starved = false;
         // The heads of the friendly neighbours, gathered without a branch per neighbour.
-        let mut friends = [0u16; 5];
+        let mut friends = [0u16; 4];
         let mut n_friends = 0;
-        for q in around {
+        let mut heads = [0u16; 4];
+        // The first friend's head, kept in a register (p itself when there is none).
+        let mut first = p.0;
+        for (i, q) in around.into_iter().enumerate() {
             let v = self.at(q);
             libs += Libs::element(q.0) & select(v == EMPTY);
             let h = self.head[q.idx()];
-            let l = &mut self.libs[slot(h)];
-            l.0 -= gone & select(is_stone(v));
-            starved |= (v == enemy) & (l.n() == 0);
+            heads[i] = h;
+            self.libs[slot(h)].0 -= gone & select(is_stone(v));
             friends[n_friends] = h;
+            first ^= (first ^ h) & select((v == c.cell()) & (n_friends == 0)) as u16;
             n_friends += usize::from(v == c.cell());
         }
-        self.libs[p.idx()] = Libs(libs);
+        // After all the neighbours: a chain next to p twice has lost both adjacencies.
+        let mut starved = 0;
+        for (i, q) in around.into_iter().enumerate() {
+            starved |= u32::from((self.at(q) == enemy) & (self.libs[slot(heads[i])].n() == 0)) << i;
+        }
         // The first friend without a branch (whether there is one is a coin toss for the
         // branch predictor), then the rest in turn; a friend whose old head now points at the
         // joined chain's head was merged already.
-        // With no friend, `friends[0]` is p itself.
-        friends[n_friends] = p.0;
-        let mut h = self.join_first(p.0, friends[0], n_friends > 0);
+        let mut h = self.join_first(p.0, first, n_friends > 0, Libs(libs));
         if n_friends > 1 {
             for &f in &friends[1..n_friends] {
                 let f = self.head[slot(f)];
@@ -591,21 +597,23 @@ impl Board {
         starved
     }
 
-    /// [`Board::merge`] of the lone stone `p` with the chain headed by `f` if `any` (else `f`
-    /// is `p` and nothing changes), without a branch; returns the head. As in `merge`, the
-    /// bigger chain's head survives and a tie keeps `p`.
+    /// Gives the lone stone `p` (whose pseudo-liberties are still empty) its own, `libs`, and
+    /// if `any` merges it with the chain headed by `f` (else `f` is `p`), without a branch;
+    /// returns the head. As in [`Board::merge`], the bigger chain's head survives and a tie
+    /// keeps `p`. No term is masked by `any`: the compiler would turn that into a branch.
     #[inline(always)]
-    fn join_first(&mut self, p: u16, f: u16, any: bool) -> u16 {
+    fn join_first(&mut self, p: u16, f: u16, any: bool, libs: Libs) -> u16 {
         let keep_p = self.stones[slot(f)] <= 1;
         let (big, small) = if keep_p { (p, f) } else { (f, p) };
-        // `small` is a single stone (p, or f when it is a lone stone); with no friend both are p.
-        let extra = self.libs[slot(small)].0 & select(any);
+        // `small` is a single stone (p, or f when it is a lone stone); with no friend both are
+        // p, whose pseudo-liberties are still 0.
+        let extra = self.libs[slot(small)].0;
         self.head[slot(small)] = big;
         let (nb, ns) = (self.next[slot(big)], self.next[slot(small)]);
         self.next[slot(big)] = ns;
         self.next[slot(small)] = nb;
         self.stones[slot(big)] += u16::from(any);
-        self.libs[slot(big)].0 += extra;
+        self.libs[slot(big)].0 += extra + libs.0;
         big
     }
 
@@ -806,8 +814,19 @@ impl Board {
     /// removes the mover's chain if it has none (suicide; callers forbid it where the rules
     /// do). Returns the number of enemy stones captured.
     pub fn play_go(&mut self, p: Point, c: Color) -> usize {
-        let starved = self.place(p, c);
-        let n = if starved { self.capture_around(p, c.opp()) } else { 0 };
+        let mut starved = self.place(p, c);
+        let mut n = 0;
+        if starved != 0 {
+            // In the order of `adj`, as `capture_around`; a chain next to p twice goes once.
+            let around = self.adj(p);
+            while starved != 0 {
+                let q = around[starved.trailing_zeros() as usize];
+                starved &= starved - 1;
+                if self.at(q) == c.opp().cell() {
+                    n += self.remove_chain(q);
+                }
+            }
+        }
         if self.has_no_libs(p) {
             self.remove_chain(p);
         }

@@ -46,7 +46,7 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
 /// Go: a random legal placement that does not fill the mover's own true eye (`None`: pass).
 #[inline(always)]
 fn random_go_placement(g: &GameState, rng: &mut Rng) -> Option<Point> {
-    random_placement(g, rng, |g, p| !is_true_eye(g.board(), p, g.to_move()) && g.go_empty_is_legal(p))
+    random_placement(g, rng, |g, p| g.go_light_candidate(p))
 }
 
 /// Scans the empty points from a random offset for the first one that `candidate` accepts

@@ -223,7 +223,9 @@ pub struct Board {
     /// Per point, how many of its neighbours are black, white and empty, as 4-bit fields
     /// (see [`neighbour_unit`]; the rest are wall).
     nbr: [u16; SLOTS],
-    empties: [u16; MAX_SIZE * MAX_SIZE],
+    /// The empty points in no particular order, the first `n_empty` entries (sized to a power
+    /// of two so that a masked index needs no bounds check).
+    empties: [u16; SLOTS],
     empty_pos: [u16; SLOTS],
     n_empty: u16,
     count: [u16; 2],
@@ -289,7 +291,7 @@ impl Board {
             next: [0; SLOTS],
             libs: [Libs::default(); SLOTS],
             stones: [0; SLOTS],
-            empties: [0; MAX_SIZE * MAX_SIZE],
+            empties: [0; SLOTS],
             empty_pos: [0; SLOTS],
             nbr: [0; SLOTS],
             n_empty: 0,
@@ -359,7 +361,7 @@ impl Board {
     /// The `i`-th entry of the empty-point list (`i < empty_count()`).
     #[inline(always)]
     pub fn empty_at(&self, i: usize) -> Point {
-        Point(self.empties[i])
+        Point(self.empties[i & (SLOTS - 1)])
     }
 
     /// The four orthogonal neighbours of `p` (some may be wall cells).
@@ -438,15 +440,15 @@ impl Board {
 
     fn push_empty(&mut self, p: Point) {
         self.empty_pos[p.idx()] = self.n_empty;
-        self.empties[self.n_empty as usize] = p.0;
+        self.empties[slot(self.n_empty)] = p.0;
         self.n_empty += 1;
     }
 
     fn pop_empty(&mut self, p: Point) {
         let i = self.empty_pos[p.idx()] as usize;
         self.n_empty -= 1;
-        let last = self.empties[self.n_empty as usize];
-        self.empties[i] = last;
+        let last = self.empties[slot(self.n_empty)];
+        self.empties[i & (SLOTS - 1)] = last;
         self.empty_pos[slot(last)] = i as u16;
     }
 
@@ -814,6 +816,13 @@ impl Board {
     /// removes the mover's chain if it has none (suicide; callers forbid it where the rules
     /// do). Returns the number of enemy stones captured.
     pub fn play_go(&mut self, p: Point, c: Color) -> usize {
+        self.play_go_counted(p, c).0
+    }
+
+    /// [`Board::play_go`], returning the number of enemy stones captured and of the mover's
+    /// own stones lost to suicide.
+    #[inline]
+    pub fn play_go_counted(&mut self, p: Point, c: Color) -> (usize, usize) {
         let mut starved = self.place(p, c);
         let mut n = 0;
         if starved != 0 {
@@ -827,10 +836,8 @@ impl Board {
                 }
             }
         }
-        if self.has_no_libs(p) {
-            self.remove_chain(p);
-        }
-        n
+        let lost = if self.has_no_libs(p) { self.remove_chain(p) } else { 0 };
+        (n, lost)
     }
 
     /// Rebuilds chains, liberties, the empty list, counts and hash from the colours alone and

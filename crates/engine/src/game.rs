@@ -450,11 +450,9 @@ impl GameState {
     #[inline]
     fn apply_go(&mut self, p: Point) {
         let c = self.to_move;
-        let before = self.board.stone_count(c);
-        let n = self.board.play_go(p, c);
+        let (n, lost) = self.board.play_go_counted(p, c);
         self.captured[c.opp().index()] += n as u32;
         // A suicide (where allowed) removes the mover's own chain: those count as captured too.
-        let lost = before + 1 - self.board.stone_count(c);
         self.captured[c.index()] += lost as u32;
         self.finish_turn(Some(p));
     }

@@ -85,6 +85,12 @@ const NBR_EMPTY: u16 = 0xF << 8;
 /// One empty neighbour in the neighbour-count word.
 const NBR_ONE_EMPTY: u16 = 1 << 8;
 
+/// The bit of a point's neighbour-count word that says a stone has left the point itself
+/// (see [`Board::was_vacated`]): kept there so that the playouts' most common test, an empty
+/// neighbour and never vacated, reads one word. The counts below it never borrow from it or
+/// carry into it, since each stays within 0..=4.
+const VACATED: u16 = 1 << 12;
+
 /// The field of the neighbour-count word that counts cells of value `v` (0 for the wall).
 #[inline(always)]
 fn neighbour_mask(v: u8) -> u16 {
@@ -221,7 +227,9 @@ pub struct Board {
     /// Stone count, valid at chain heads.
     stones: [u16; SLOTS],
     /// Per point, how many of its neighbours are black, white and empty, as 4-bit fields
-    /// (see [`neighbour_unit`]; the rest are wall).
+    /// (see [`neighbour_unit`]; the rest are wall), and the [`VACATED`] bit: whether a stone
+    /// has left the point (by capture or removal) since the board was created. A stone placed
+    /// anywhere else makes a position no earlier one had.
     nbr: [u16; SLOTS],
     /// The empty points in no particular order, the first `n_empty` entries (sized to a power
     /// of two so that a masked index needs no bounds check).
@@ -230,9 +238,6 @@ pub struct Board {
     n_empty: u16,
     count: [u16; 2],
     hash: u64,
-    /// The points a stone has left (by capture or removal) since the board was created: a
-    /// stone placed anywhere else makes a position no earlier one had.
-    vacated: PointSet,
 }
 
 impl Clone for Board {
@@ -248,21 +253,8 @@ impl Clone for Board {
             *self = src.clone();
             return;
         }
-        let Board {
-            geo: _,
-            cells,
-            head,
-            next,
-            libs,
-            stones,
-            nbr,
-            empties,
-            empty_pos,
-            n_empty,
-            count,
-            hash,
-            vacated,
-        } = src;
+        let Board { geo: _, cells, head, next, libs, stones, nbr, empties, empty_pos, n_empty, count, hash } =
+            src;
         let n = self.geo.cells();
         self.cells[..n].copy_from_slice(&cells[..n]);
         self.head[..n].copy_from_slice(&head[..n]);
@@ -276,7 +268,6 @@ impl Clone for Board {
         self.n_empty = *n_empty;
         self.count = *count;
         self.hash = *hash;
-        self.vacated = *vacated;
     }
 }
 
@@ -297,7 +288,6 @@ impl Board {
             n_empty: 0,
             count: [0; 2],
             hash: 0,
-            vacated: PointSet::default(),
         };
         for p in geo.points() {
             b.cells[p.idx()] = EMPTY;
@@ -423,7 +413,15 @@ impl Board {
     /// the same game equals (all of them had `p` empty), so no ko rule can forbid it.
     #[inline(always)]
     pub fn was_vacated(&self, p: Point) -> bool {
-        self.vacated.contains(p)
+        self.nbr[p.idx()] & VACATED != 0
+    }
+
+    /// Whether `p` was never vacated and has an empty neighbour: a stone placed there survives
+    /// and makes a new position (one test of one word).
+    #[inline(always)]
+    pub fn fresh_with_empty_neighbour(&self, p: Point) -> bool {
+        let w = self.nbr[p.idx()];
+        (w & VACATED == 0) & (w & NBR_EMPTY != 0)
     }
 
     /// Whether some neighbour of `p` is empty.
@@ -466,7 +464,7 @@ impl Board {
     /// Takes the stone of `c` off `p` (no chains).
     #[inline(always)]
     fn clear_cell(&mut self, p: Point, c: Color) {
-        self.vacated.insert(p);
+        self.nbr[p.idx()] |= VACATED;
         self.hash ^= zobrist::STONE[c.index()][p.idx()];
         self.count[c.index()] -= 1;
         self.push_empty(p);
@@ -868,7 +866,7 @@ impl Board {
         if fresh.n_empty != self.n_empty {
             return Err("empty-point count differs".into());
         }
-        if let Some(p) = self.geo.points().find(|p| fresh.nbr[p.idx()] != self.nbr[p.idx()]) {
+        if let Some(p) = self.geo.points().find(|p| fresh.nbr[p.idx()] != self.nbr[p.idx()] & !VACATED) {
             return Err(format!("neighbour counts at {} differ", self.geo.name(p)));
         }
         for p in self.geo.points() {

@@ -365,7 +365,7 @@ impl GameState {
         // A never-vacated point with an empty neighbour: the stone survives and the position
         // is new, so no rule can forbid it (the common case, decided without a probe, and
         // inlined into the callers' loops).
-        if !self.board.was_vacated(p) && self.board.has_empty_neighbour(p) {
+        if self.board.fresh_with_empty_neighbour(p) {
             return None;
         }
         self.go_violation_probed(p)
@@ -377,7 +377,7 @@ impl GameState {
     pub(crate) fn go_light_candidate(&self, p: Point) -> bool {
         // The fast path of `go_violation_empty` first, as one branch: a point with an empty
         // neighbour is no eye either.
-        if !self.board.was_vacated(p) & self.board.has_empty_neighbour(p) {
+        if self.board.fresh_with_empty_neighbour(p) {
             return true;
         }
         !is_true_eye(&self.board, p, self.to_move) && self.go_violation_probed(p).is_none()
@@ -394,7 +394,8 @@ impl GameState {
     }
 
     /// The rest of [`GameState::go_violation`], for an empty `p` that was vacated before or
-    /// has no empty neighbour.
+    /// has no empty neighbour: the probe and the suicide test here, the ko rules out of line.
+    #[inline(always)]
     fn go_violation_probed(&self, p: Point) -> Option<GoViolation> {
         let c = self.to_move;
         let fresh = !self.board.was_vacated(p);
@@ -411,6 +412,12 @@ impl GameState {
         if fresh && no_suicide {
             return None;
         }
+        self.go_ko_violation(p, no_suicide, captures)
+    }
+
+    /// The ko part of [`GameState::go_violation_probed`], given what the probe found.
+    fn go_ko_violation(&self, p: Point, no_suicide: bool, captures: bool) -> Option<GoViolation> {
+        let c = self.to_move;
         match self.rules.ko {
             KoRule::None => {}
             KoRule::Simple => {

@@ -176,11 +176,36 @@ impl PointSet {
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 struct Libs(u64);
 
+/// [`Libs::element`] of every padded index, looked up rather than computed in the hot loops.
+static ELEMENTS: [u64; SLOTS] = {
+    let mut t = [0; SLOTS];
+    let mut e = 0;
+    while e < SLOTS {
+        t[e] = (1 << 52) | ((e as u64) << 32) | (e as u64 * e as u64);
+        e += 1;
+    }
+    t
+};
+
+/// Per padded index and cell value, the index's [`Libs::element`] if the value is `EMPTY`
+/// and 0 otherwise: what an empty neighbour adds to a new stone's pseudo-liberties, in one
+/// load. (Masking a looked-up element by the value instead lets the compiler turn the mask
+/// into a branch, mispredicted half the time.)
+static ELEMENTS_IF_EMPTY: [[u64; 4]; SLOTS] = {
+    let mut t = [[0; 4]; SLOTS];
+    let mut e = 0;
+    while e < SLOTS {
+        t[e][EMPTY as usize] = ELEMENTS[e];
+        e += 1;
+    }
+    t
+};
+
 impl Libs {
+    /// One pseudo-liberty on the padded index `e`: a count of 1, `e` and `e²`.
     #[inline(always)]
     fn element(e: u16) -> u64 {
-        let e = u64::from(e);
-        (1 << 52) | (e << 32) | (e * e)
+        ELEMENTS[slot(e)]
     }
 
     #[inline(always)]
@@ -569,7 +594,7 @@ impl Board {
         let mut first = p.0;
         for (i, q) in around.into_iter().enumerate() {
             let v = self.at(q);
-            libs += Libs::element(q.0) & select(v == EMPTY);
+            libs += ELEMENTS_IF_EMPTY[q.idx()][usize::from(v & 3)];
             let h = self.head[q.idx()];
             heads[i] = h;
             self.libs[slot(h)].0 -= gone & select(is_stone(v));

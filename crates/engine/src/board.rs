@@ -646,7 +646,10 @@ impl Board {
     pub fn remove_chain(&mut self, p: Point) -> usize {
         let h = self.head[p.idx()];
         let n = self.stones[slot(h)] as usize;
-        let c = self.color(p).expect("remove_chain on an empty point");
+        let v = self.at(p);
+        assert!(is_stone(v), "remove_chain on an empty point");
+        // The colour without a branch on it (captures of either colour are equally likely).
+        let c = if v == WHITE { Color::White } else { Color::Black };
         // One pass: every removed point becomes a pseudo-liberty of each enemy stone next to
         // it (a neighbour of the same colour is in this chain, so it goes too); branch-free as
         // in `place`.
@@ -813,11 +816,12 @@ impl Board {
         let mut seen = Heads::default();
         let mut captured_any = false;
         for q in self.adj(p) {
-            if self.at(q) == c.opp().cell() && self.in_atari(q) && seen.insert(self.head[q.idx()]) {
+            // The first two tests as one branch (a chain next to the empty p has a liberty).
+            if (self.at(q) == c.opp().cell()) & self.libs[slot(self.head[q.idx()])].all_equal()
+                && seen.insert(self.head[q.idx()])
+            {
                 captured_any = true;
-                for s in self.chain_stones(q) {
-                    h ^= zobrist::STONE[c.opp().index()][s.idx()];
-                }
+                h ^= self.chain_keys(self.head[q.idx()], c.opp());
             }
         }
         if !captured_any && !self.go_legal_no_suicide(p, c) {
@@ -826,13 +830,25 @@ impl Board {
             let mut seen = Heads::default();
             for q in self.adj(p) {
                 if self.at(q) == c.cell() && seen.insert(self.head[q.idx()]) {
-                    for s in self.chain_stones(q) {
-                        h ^= zobrist::STONE[c.index()][s.idx()];
-                    }
+                    h ^= self.chain_keys(self.head[q.idx()], c);
                 }
             }
         }
         h
+    }
+
+    /// The XOR of the Zobrist keys of the stones of `c` in the chain with head `h`.
+    fn chain_keys(&self, h: u16, c: Color) -> u64 {
+        let keys = &zobrist::STONE[c.index()];
+        let mut x = 0;
+        let mut s = h;
+        loop {
+            x ^= keys[slot(s)];
+            s = self.next[slot(s)];
+            if s == h {
+                return x;
+            }
+        }
     }
 
     /// Plays a Go placement: puts the stone, captures enemy chains without liberties, then

@@ -787,20 +787,28 @@ impl Board {
     /// it captures something.
     #[inline]
     pub fn go_probe(&self, p: Point, c: Color) -> (bool, bool) {
+        let (no_suicide, captured) = self.go_probe_captures(p, c);
+        (no_suicide, captured != 0)
+    }
+
+    /// [`Board::go_probe`], with the captures as a mask: bit `i` for each neighbour
+    /// `adj(p)[i]` that is an enemy stone whose chain the placement captures.
+    #[inline]
+    pub fn go_probe_captures(&self, p: Point, c: Color) -> (bool, u32) {
         // Branch-free: an enemy neighbour in atari is captured; a friend's liberty p is one of
         // its liberties, so it has a spare one unless it is in atari.
         let (me, enemy) = (c.cell(), c.opp().cell());
-        let mut captures = false;
+        let mut captured = 0;
         let mut alive = self.has_empty_neighbour(p);
-        for q in self.adj(p) {
+        for (i, q) in self.adj(p).into_iter().enumerate() {
             let v = self.at(q);
             // A chain next to the empty p has p as a liberty, so no emptiness test is needed
             // (and a wall's or an empty point's value is not used).
             let atari = self.libs[slot(self.head[q.idx()])].all_equal();
-            captures |= (v == enemy) & atari;
+            captured |= u32::from((v == enemy) & atari) << i;
             alive |= (v == me) & !atari;
         }
-        (alive | captures, captures)
+        (alive | (captured != 0), captured)
     }
 
     /// The stone hash with a stone of `c` added at the empty `p` (nothing captured).
@@ -812,19 +820,9 @@ impl Board {
     /// The stone hash after `c` plays at the empty `p` with Go captures (suicide removes the
     /// mover's chain), without changing the board.
     pub fn go_hash_after(&self, p: Point, c: Color) -> u64 {
-        let mut h = self.hash ^ zobrist::STONE[c.index()][p.idx()];
-        let mut seen = Heads::default();
-        let mut captured_any = false;
-        for q in self.adj(p) {
-            // The first two tests as one branch (a chain next to the empty p has a liberty).
-            if (self.at(q) == c.opp().cell()) & self.libs[slot(self.head[q.idx()])].all_equal()
-                && seen.insert(self.head[q.idx()])
-            {
-                captured_any = true;
-                h ^= self.chain_keys(self.head[q.idx()], c.opp());
-            }
-        }
-        if !captured_any && !self.go_legal_no_suicide(p, c) {
+        let (no_suicide, captured) = self.go_probe_captures(p, c);
+        let mut h = self.hash_after_captures(p, c, captured);
+        if !no_suicide {
             // Suicide (only reachable where the rules allow it): the mover's chain goes.
             h ^= zobrist::STONE[c.index()][p.idx()];
             let mut seen = Heads::default();
@@ -832,6 +830,23 @@ impl Board {
                 if self.at(q) == c.cell() && seen.insert(self.head[q.idx()]) {
                     h ^= self.chain_keys(self.head[q.idx()], c);
                 }
+            }
+        }
+        h
+    }
+
+    /// The stone hash after `c` places on the empty `p` and captures the chains flagged in
+    /// `captured` (a mask from [`Board::go_probe_captures`]).
+    pub fn hash_after_captures(&self, p: Point, c: Color, mut captured: u32) -> u64 {
+        let mut h = self.hash ^ zobrist::STONE[c.index()][p.idx()];
+        let around = self.adj(p);
+        let mut seen = Heads::default();
+        while captured != 0 {
+            let head = self.head[around[captured.trailing_zeros() as usize].idx()];
+            captured &= captured - 1;
+            // A chain next to p twice is flagged twice and goes once.
+            if seen.insert(head) {
+                h ^= self.chain_keys(head, c.opp());
             }
         }
         h

@@ -401,10 +401,10 @@ impl GameState {
         let fresh = !self.board.was_vacated(p);
         let has_empty = self.board.has_empty_neighbour(p);
         // With an empty neighbour and no enemy one, the stone survives and captures nothing.
-        let (no_suicide, captures) = if has_empty && !self.board.has_neighbour(p, c.opp()) {
-            (true, false)
+        let (no_suicide, captured) = if has_empty && !self.board.has_neighbour(p, c.opp()) {
+            (true, 0)
         } else {
-            self.board.go_probe(p, c)
+            self.board.go_probe_captures(p, c)
         };
         if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
@@ -412,11 +412,12 @@ impl GameState {
         if fresh && no_suicide {
             return None;
         }
-        self.go_ko_violation(p, no_suicide, captures)
+        self.go_ko_violation(p, no_suicide, captured)
     }
 
-    /// The ko part of [`GameState::go_violation_probed`], given what the probe found.
-    fn go_ko_violation(&self, p: Point, no_suicide: bool, captures: bool) -> Option<GoViolation> {
+    /// The ko part of [`GameState::go_violation_probed`], given what the probe found (the
+    /// chains captured as a mask from [`Board::go_probe_captures`]).
+    fn go_ko_violation(&self, p: Point, no_suicide: bool, captured: u32) -> Option<GoViolation> {
         let c = self.to_move;
         match self.rules.ko {
             KoRule::None => {}
@@ -424,15 +425,19 @@ impl GameState {
                 // Without a capture the new position has the mover's stone on p where the
                 // position before the opponent's last move had none, so only captures can
                 // recreate it.
-                if captures && Some(self.board.go_hash_after(p, c)) == self.history.before_last() {
+                if captured != 0
+                    && Some(self.board.hash_after_captures(p, c, captured)) == self.history.before_last()
+                {
                     return Some(GoViolation::Ko);
                 }
             }
             KoRule::Positional => {
-                let h = if no_suicide && !captures {
+                let h = if !no_suicide {
+                    self.board.go_hash_after(p, c)
+                } else if captured == 0 {
                     self.board.hash_with_stone(p, c)
                 } else {
-                    self.board.go_hash_after(p, c)
+                    self.board.hash_after_captures(p, c, captured)
                 };
                 if self.history.contains(h) {
                     return Some(GoViolation::Superko);

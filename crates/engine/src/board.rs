@@ -187,6 +187,9 @@ static ELEMENTS: [u64; SLOTS] = {
     t
 };
 
+/// Per cell value, all bits set for a stone and none otherwise (a mask in one load).
+static STONE_MASK: [u64; 4] = [0, !0, !0, 0];
+
 /// Per padded index and cell value, the index's [`Libs::element`] if the value is `EMPTY`
 /// and 0 otherwise: what an empty neighbour adds to a new stone's pseudo-liberties, in one
 /// load. (Masking a looked-up element by the value instead lets the compiler turn the mask
@@ -597,11 +600,13 @@ impl Board {
             libs += ELEMENTS_IF_EMPTY[q.idx()][usize::from(v & 3)];
             let h = self.head[q.idx()];
             heads[i] = h;
-            self.libs[slot(h)].0 -= gone & select(is_stone(v));
+            self.libs[slot(h)].0 -= gone & STONE_MASK[usize::from(v & 3)];
             friends[n_friends] = h;
-            first ^= (first ^ h) & select((v == c.cell()) & (n_friends == 0)) as u16;
+            // Until the first friend, every neighbour's head (a conditional move, no mask).
+            first = if n_friends == 0 { h } else { first };
             n_friends += usize::from(v == c.cell());
         }
+        let first = if n_friends > 0 { first } else { p.0 };
         // After all the neighbours: a chain next to p twice has lost both adjacencies.
         let mut starved = 0;
         for (i, q) in around.into_iter().enumerate() {

@@ -190,20 +190,6 @@ static ELEMENTS: [u64; SLOTS] = {
 /// Per cell value, all bits set for a stone and none otherwise (a mask in one load).
 static STONE_MASK: [u64; 4] = [0, !0, !0, 0];
 
-/// Per padded index and cell value, the index's [`Libs::element`] if the value is `EMPTY`
-/// and 0 otherwise: what an empty neighbour adds to a new stone's pseudo-liberties, in one
-/// load. (Masking a looked-up element by the value instead lets the compiler turn the mask
-/// into a branch, mispredicted half the time.)
-static ELEMENTS_IF_EMPTY: [[u64; 4]; SLOTS] = {
-    let mut t = [[0; 4]; SLOTS];
-    let mut e = 0;
-    while e < SLOTS {
-        t[e][EMPTY as usize] = ELEMENTS[e];
-        e += 1;
-    }
-    t
-};
-
 impl Libs {
     /// One pseudo-liberty on the padded index `e`: a count of 1, `e` and `e²`.
     #[inline(always)]
@@ -259,6 +245,10 @@ pub struct Board {
     /// has left the point (by capture or removal) since the board was created. A stone placed
     /// anywhere else makes a position no earlier one had.
     nbr: [u16; SLOTS],
+    /// Per point, the pseudo-liberties a lone stone there would have: one element per empty
+    /// neighbour, kept up to date with the neighbour counts so that a placement reads them
+    /// (a wall's entry is meaningless).
+    own_libs: [Libs; SLOTS],
     /// The empty points in no particular order, the first `n_empty` entries (sized to a power
     /// of two so that a masked index needs no bounds check).
     empties: [u16; SLOTS],
@@ -281,8 +271,21 @@ impl Clone for Board {
             *self = src.clone();
             return;
         }
-        let Board { geo: _, cells, head, next, libs, stones, nbr, empties, empty_pos, n_empty, count, hash } =
-            src;
+        let Board {
+            geo: _,
+            cells,
+            head,
+            next,
+            libs,
+            stones,
+            nbr,
+            own_libs,
+            empties,
+            empty_pos,
+            n_empty,
+            count,
+            hash,
+        } = src;
         let n = self.geo.cells();
         self.cells[..n].copy_from_slice(&cells[..n]);
         self.head[..n].copy_from_slice(&head[..n]);
@@ -290,6 +293,7 @@ impl Clone for Board {
         self.libs[..n].copy_from_slice(&libs[..n]);
         self.stones[..n].copy_from_slice(&stones[..n]);
         self.nbr[..n].copy_from_slice(&nbr[..n]);
+        self.own_libs[..n].copy_from_slice(&own_libs[..n]);
         self.empty_pos[..n].copy_from_slice(&empty_pos[..n]);
         let e = usize::from(*n_empty);
         self.empties[..e].copy_from_slice(&empties[..e]);
@@ -313,6 +317,7 @@ impl Board {
             empties: [0; SLOTS],
             empty_pos: [0; SLOTS],
             nbr: [0; SLOTS],
+            own_libs: [Libs::default(); SLOTS],
             n_empty: 0,
             count: [0; 2],
             hash: 0,
@@ -324,6 +329,9 @@ impl Board {
         for p in geo.points() {
             for q in b.adj(p) {
                 b.nbr[p.idx()] += neighbour_unit(b.at(q));
+                if b.at(q) == EMPTY {
+                    b.own_libs[p.idx()].add(q.0);
+                }
             }
         }
         b
@@ -487,6 +495,11 @@ impl Board {
         self.pop_empty(p);
         self.cells[p.idx()] = c.cell();
         self.shift_neighbour_counts(p, neighbour_unit(c.cell()).wrapping_sub(NBR_ONE_EMPTY));
+        // Wrapping: a wall's entry is never read and may run below 0.
+        let e = Libs::element(p.0);
+        for q in self.adj(p) {
+            self.own_libs[q.idx()].0 = self.own_libs[q.idx()].0.wrapping_sub(e);
+        }
     }
 
     /// Takes the stone of `c` off `p` (no chains).
@@ -498,6 +511,10 @@ impl Board {
         self.push_empty(p);
         self.cells[p.idx()] = EMPTY;
         self.shift_neighbour_counts(p, NBR_ONE_EMPTY.wrapping_sub(neighbour_unit(c.cell())));
+        let e = Libs::element(p.0);
+        for q in self.adj(p) {
+            self.own_libs[q.idx()].0 = self.own_libs[q.idx()].0.wrapping_add(e);
+        }
     }
 
     /// Turns the stone on `p` into one of `c` (no chains; the empty list is untouched).
@@ -588,7 +605,8 @@ impl Board {
         // and nothing is subtracted there.
         let gone = Libs::element(p.0);
         let enemy = c.opp().cell();
-        let mut libs = 0;
+        // What a new stone on p has of its own: its empty neighbours.
+        let libs = self.own_libs[p.idx()].0;
         // The heads of the friendly neighbours, gathered without a branch per neighbour.
         let mut friends = [0u16; 4];
         let mut n_friends = 0;
@@ -597,7 +615,6 @@ impl Board {
         let mut first = p.0;
         for (i, q) in around.into_iter().enumerate() {
             let v = self.at(q);
-            libs += ELEMENTS_IF_EMPTY[q.idx()][usize::from(v & 3)];
             let h = self.head[q.idx()];
             heads[i] = h;
             self.libs[slot(h)].0 -= gone & STONE_MASK[usize::from(v & 3)];
@@ -929,6 +946,9 @@ impl Board {
         }
         if let Some(p) = self.geo.points().find(|p| fresh.nbr[p.idx()] != self.nbr[p.idx()] & !VACATED) {
             return Err(format!("neighbour counts at {} differ", self.geo.name(p)));
+        }
+        if let Some(p) = self.geo.points().find(|p| fresh.own_libs[p.idx()] != self.own_libs[p.idx()]) {
+            return Err(format!("the empty neighbours' elements at {} differ", self.geo.name(p)));
         }
         for p in self.geo.points() {
             if self.at(p) == EMPTY {

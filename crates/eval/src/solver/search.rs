@@ -76,6 +76,9 @@ pub(super) struct Search<'a> {
     node_limit: u64,
     progress: &'a mut dyn FnMut(Progress),
     clock: Instant,
+    /// Game states to reuse for children: the search recurses once per ply, and a state per
+    /// frame on the stack would overflow it on long lines.
+    spare: Vec<Box<GameState>>,
 }
 
 impl<'a> Search<'a> {
@@ -116,6 +119,18 @@ impl<'a> Search<'a> {
             node_limit: options.node_limit,
             progress,
             clock,
+            spare: Vec::new(),
+        }
+    }
+
+    /// A copy of `g` on the heap, in a state from [`Search::spare`] when there is one.
+    fn copy_of(&mut self, g: &GameState) -> Box<GameState> {
+        match self.spare.pop() {
+            Some(mut copy) => {
+                copy.as_mut().clone_from(g);
+                copy
+            }
+            None => Box::new(g.clone()),
         }
     }
 
@@ -229,9 +244,11 @@ impl<'a> Search<'a> {
             let v = if self.benson {
                 now
             } else {
-                let mut ended = g.clone();
+                let mut ended = self.copy_of(g);
                 ended.play_unchecked(Action::Pass);
-                final_value(&ended)
+                let v = final_value(&ended);
+                self.spare.push(ended);
+                v
             };
             if g.to_move() == Color::Black {
                 floor = floor.max(v);
@@ -304,7 +321,7 @@ impl<'a> Search<'a> {
         let total = actions.len();
         let mut searched = 0;
         for a in actions {
-            let mut child = g.clone();
+            let mut child = self.copy_of(g);
             child.play_unchecked(a);
             let step = match (a, root) {
                 (Action::NoSlide | Action::Slide(..), _) => Step::Within,
@@ -321,6 +338,7 @@ impl<'a> Search<'a> {
                 self.path.push(stones);
             }
             let sub = self.search(&child, alpha, beta, depth - 1);
+            self.spare.push(child);
             if self.superko {
                 self.path.pop();
             }

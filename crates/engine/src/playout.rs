@@ -107,3 +107,41 @@ fn sligo_placement(g: &GameState, rng: &mut Rng, scratch: &mut Board) -> Option<
         !is_true_eye(g.board(), p, g.to_move()) && g.sligo_placement_is_legal_on(p, scratch)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Color;
+    use crate::rules::Rules;
+
+    /// The Go loop of [`random_playout`] plays the moves of the general one
+    /// ([`random_light_action`] with the checked `play`), so each of its moves is legal, and it
+    /// ends in the same state: board, captures (suicide included) and recent moves.
+    #[test]
+    fn the_go_loop_plays_the_general_loops_moves() {
+        for preset in ["ttakji", "brainking", "tromp-taylor", "chinese"] {
+            for size in [5u8, 9] {
+                let rules: Rules = format!("{preset},size={size}").parse().expect("a preset");
+                for seed in 0..12 {
+                    let mut fast = GameState::new(rules);
+                    let mut fast_rng = Rng::new(seed);
+                    let turns = random_playout(&mut fast, &mut fast_rng);
+                    let mut slow = GameState::new(rules);
+                    let mut slow_rng = Rng::new(seed);
+                    while !slow.is_over() {
+                        let a = random_light_action(&slow, &mut slow_rng);
+                        slow.play(a).expect("a legal light move");
+                    }
+                    let what = format!("{preset} {size}x{size}, seed {seed}");
+                    assert!(turns > 0 && turns == slow.turns(), "{what}");
+                    assert_eq!(fast.state_hash(), slow.state_hash(), "{what}");
+                    for c in [Color::Black, Color::White] {
+                        assert_eq!(fast.captured(c), slow.captured(c), "{what}");
+                    }
+                    assert!(fast.recent_placements().eq(slow.recent_placements()), "{what}");
+                    assert_eq!(fast_rng.next_u64(), slow_rng.next_u64(), "{what}");
+                }
+            }
+        }
+    }
+}

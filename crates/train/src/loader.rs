@@ -6,7 +6,8 @@
 //!   game, board size or encoder version stops training with a clear error (the folder is
 //!   wrong), a corrupt one is skipped with a warning. The window is the newest shards (by
 //!   modification time, then name) holding [`TrainConfig::window_rows`] rows of the total —
-//!   KataGo's growing window.
+//!   KataGo's growing window. Shards are drawn from it in path order, not time order, so a
+//!   seeded run draws the same rows whatever order parallel games wrote their shards in.
 //! * **Shuffle.** A buffer of up to `shuffle_rows` rows is refilled with whole shards drawn
 //!   from the window in proportion to their rows; each batch takes rows at random out of
 //!   the buffer. So rows of one game are spread over many batches, and memory stays bounded
@@ -213,14 +214,23 @@ impl Worker {
         valid.sort_by(|a, b| (b.1.modified, b.0).cmp(&(a.1.modified, a.0)));
         let total: usize = valid.iter().map(|v| v.2).sum();
         let want = self.cfg.window_rows(total);
-        self.window.clear();
+        let mut chosen = Vec::new();
         let mut acc = 0;
         for (p, _, n) in &valid {
             if acc >= want {
                 break;
             }
             acc += n;
-            self.window.push(((*p).clone(), acc));
+            chosen.push((*p, *n));
+        }
+        // Chosen by recency, drawn from in path order: games played in parallel write their
+        // shards in any order, and a seeded run must draw the same rows whatever that was.
+        chosen.sort_by(|a, b| a.0.cmp(b.0));
+        self.window.clear();
+        let mut cum = 0;
+        for (p, n) in chosen {
+            cum += n;
+            self.window.push((p.clone(), cum));
         }
         self.window_rows = acc;
         let info = WindowInfo {

@@ -805,18 +805,11 @@ impl Board {
     }
 
     /// One look at the neighbours of the empty `p` for a Go placement of `c`: whether the
-    /// placed stone's chain keeps a liberty after captures (the no-suicide test) and whether
-    /// it captures something.
+    /// placed stone's chain keeps a liberty after captures (the no-suicide test), and which
+    /// chains it captures, as a mask: bit `i` for each neighbour `adj(p)[i]` that is an enemy
+    /// stone whose chain goes.
     #[inline]
-    pub fn go_probe(&self, p: Point, c: Color) -> (bool, bool) {
-        let (no_suicide, captured) = self.go_probe_captures(p, c);
-        (no_suicide, captured != 0)
-    }
-
-    /// [`Board::go_probe`], with the captures as a mask: bit `i` for each neighbour
-    /// `adj(p)[i]` that is an enemy stone whose chain the placement captures.
-    #[inline]
-    pub fn go_probe_captures(&self, p: Point, c: Color) -> (bool, u32) {
+    pub fn go_probe(&self, p: Point, c: Color) -> (bool, u32) {
         // Branch-free: an enemy neighbour in atari is captured; a friend's liberty p is one of
         // its liberties, so it has a spare one unless it is in atari.
         let (me, enemy) = (c.cell(), c.opp().cell());
@@ -842,7 +835,7 @@ impl Board {
     /// The stone hash after `c` plays at the empty `p` with Go captures (suicide removes the
     /// mover's chain), without changing the board.
     pub fn go_hash_after(&self, p: Point, c: Color) -> u64 {
-        let (no_suicide, captured) = self.go_probe_captures(p, c);
+        let (no_suicide, captured) = self.go_probe(p, c);
         let mut h = self.hash_after_captures(p, c, captured);
         if !no_suicide {
             // Suicide (only reachable where the rules allow it): the mover's chain goes.
@@ -858,7 +851,7 @@ impl Board {
     }
 
     /// The stone hash after `c` places on the empty `p` and captures the chains flagged in
-    /// `captured` (a mask from [`Board::go_probe_captures`]).
+    /// `captured` (a mask from [`Board::go_probe`]).
     pub fn hash_after_captures(&self, p: Point, c: Color, mut captured: u32) -> u64 {
         let mut h = self.hash ^ zobrist::STONE[c.index()][p.idx()];
         let around = self.adj(p);

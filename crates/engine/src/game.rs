@@ -404,7 +404,7 @@ impl GameState {
         let (no_suicide, captured) = if has_empty && !self.board.has_neighbour(p, c.opp()) {
             (true, 0)
         } else {
-            self.board.go_probe_captures(p, c)
+            self.board.go_probe(p, c)
         };
         if !self.rules.suicide && !no_suicide {
             return Some(GoViolation::Suicide);
@@ -416,7 +416,7 @@ impl GameState {
     }
 
     /// The ko part of [`GameState::go_violation_probed`], given what the probe found (the
-    /// chains captured as a mask from [`Board::go_probe_captures`]).
+    /// chains captured as a mask from [`Board::go_probe`]).
     fn go_ko_violation(&self, p: Point, no_suicide: bool, captured: u32) -> Option<GoViolation> {
         let c = self.to_move;
         match self.rules.ko {

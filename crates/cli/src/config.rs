@@ -29,7 +29,8 @@ pub struct LoopConfig {
     pub generations: u32,
     /// Self-play games per generation.
     pub games: u64,
-    /// Games of each gating match (candidate against the current best).
+    /// Games of each gating match (candidate against the current best); 0: ungated, every
+    /// candidate becomes the best (KataGo's later runs).
     pub gate_games: u32,
     /// The candidate is accepted with a score of at least this fraction of the gate games.
     pub gate_threshold: f64,
@@ -39,6 +40,21 @@ pub struct LoopConfig {
     pub gate_opening_turns: u32,
     /// Visits of each search from the empty board in the komi estimate (0: no estimate).
     pub komi_visits: u32,
+    /// Training steps per generation from the data: each new row drawn this many times on
+    /// average (steps = samples_per_row × new rows / batch size). 0: `[train] steps` per
+    /// generation.
+    pub samples_per_row: f64,
+    /// Games of each generation's anchor matches: the best net against generation 0's
+    /// player and, for the Go rule sets, GNU Go at `anchor_gnugo_level` (0: no matches).
+    pub anchor_games: u32,
+    /// Visits per move of hane's players in anchor matches.
+    pub anchor_visits: u32,
+    /// GNU Go's level (0..=10) as an anchor for the Go rule sets; unset: no GNU Go.
+    pub anchor_gnugo_level: Option<u8>,
+    /// Random opening turns of each pair of anchor games (colours swap within a pair).
+    pub anchor_opening_turns: u32,
+    /// Komi of the anchor matches; unset: the rule set's.
+    pub anchor_komi: Option<f64>,
 }
 
 impl Default for LoopConfig {
@@ -51,6 +67,12 @@ impl Default for LoopConfig {
             gate_visits: 32,
             gate_opening_turns: 2,
             komi_visits: 400,
+            samples_per_row: 0.0,
+            anchor_games: 0,
+            anchor_visits: 64,
+            anchor_gnugo_level: None,
+            anchor_opening_turns: 2,
+            anchor_komi: None,
         }
     }
 }
@@ -58,8 +80,17 @@ impl Default for LoopConfig {
 impl LoopConfig {
     /// Checks ranges; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
-        if self.generations == 0 || self.games == 0 || self.gate_games == 0 || self.gate_visits == 0 {
-            return Err("generations, games, gate_games and gate_visits must be at least 1".into());
+        if self.generations == 0 || self.games == 0 || self.gate_visits == 0 {
+            return Err("generations, games and gate_visits must be at least 1".into());
+        }
+        if self.anchor_gnugo_level.is_some_and(|l| l > 10) {
+            return Err("anchor_gnugo_level: allowed 0..=10".into());
+        }
+        if self.anchor_games > 0 && self.anchor_visits == 0 {
+            return Err("anchor_visits must be at least 1".into());
+        }
+        if !(0.0..=1000.0).contains(&self.samples_per_row) {
+            return Err(format!("samples_per_row = {}: allowed 0..=1000", self.samples_per_row));
         }
         if !(0.0..=1.0).contains(&self.gate_threshold) {
             return Err(format!("gate_threshold = {}: allowed 0.0..=1.0", self.gate_threshold));

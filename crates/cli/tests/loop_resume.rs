@@ -1,6 +1,8 @@
 //! `hane loop` killed with SIGKILL during its second generation and rerun: the run completes
 //! with every game exactly once, the trainer's steps, checkpoints and logs consistent with the
-//! config, and every gating game recorded once.
+//! config, every gating and anchor game recorded once, each gate played at the komi its
+//! generation's self-play was centred on, and a komi estimate in every generation whether or
+//! not its candidate passed the gate.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -35,6 +37,8 @@ games = 24
 gate_games = 4
 gate_visits = 4
 komi_visits = 8
+anchor_games = 2
+anchor_visits = 4
 "#;
 
 fn names(dir: &Path, ext: &str) -> Vec<String> {
@@ -135,6 +139,7 @@ fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
         assert_eq!(g["index"], i);
         assert_eq!(g["selfplay"]["games"], GAMES);
         assert_eq!(g["train"]["step"], STEPS * (i as u64 + 1));
+        assert!(g["selfplay"]["rows"].as_u64().unwrap() > 0);
         assert!(out.join(g["train"]["candidate"].as_str().unwrap()).is_file());
         let w = &g["gate"]["results"];
         let played =
@@ -144,6 +149,23 @@ fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
         )
         .unwrap();
         assert_eq!(gate_games.len() as u64, played, "generation {i}: gate games recorded once");
+        assert_eq!(g["gate"]["komi"], g["selfplay"]["komi"], "generation {i}: gated at the self-play komi");
+        assert!(g["komi"]["estimate"]["crossing"].is_f64() || g["komi_error"].is_string(), "generation {i}");
+        assert!(g["komi_error"] != "no net trained yet", "generation {i}: the candidate is estimated");
+        let best_is_a_net = g["anchors"].as_array().is_some_and(|a| !a.is_empty());
+        if best_is_a_net {
+            let a = &g["anchors"][0];
+            assert_eq!(a["anchor"], "uniform");
+            let r = &a["results"];
+            let n =
+                r["wins"].as_u64().unwrap() + r["draws"].as_u64().unwrap() + r["losses"].as_u64().unwrap();
+            assert_eq!(n, 2, "generation {i}: a fixed-size anchor match");
+        }
+    }
+    // Generation 1 plays at the komi the estimate of generation 0 found (when it found one).
+    if let Some(k) = gens[0]["komi"]["estimate"]["crossing"].as_f64() {
+        let centre = gens[1]["selfplay"]["komi"].as_f64().unwrap();
+        assert!((centre - k).abs() <= 0.5 || centre.abs() >= 25.0, "centre {centre}, estimate {k}");
     }
     assert_eq!(
         gens[1]["player"],

@@ -8,11 +8,11 @@ use hane_engine::score::is_true_liberty;
 use hane_engine::{Action, Color, Game, GameState, Phase};
 
 /// Version of the encoding below; bump on any change of meaning or order.
-pub const ENCODER_VERSION: u32 = 1;
+pub const ENCODER_VERSION: u32 = 2;
 /// Number of feature planes.
 pub const PLANES: usize = 19;
 /// Number of global features.
-pub const GLOBALS: usize = 12;
+pub const GLOBALS: usize = 13;
 /// Encodes `g` into `PLANES * N * N` plane values (0/1) and `GLOBALS` floats. The recent-move
 /// planes come from the state itself ([`GameState::recent_placements`]), so self-play rows
 /// and the positions a search evaluates are encoded alike.
@@ -77,8 +77,25 @@ pub fn encode(g: &GameState) -> (Vec<u8>, Vec<f32>) {
         flag(matches!(g.phase(), Phase::Place(_))),
         flag(g.passes() > 0),
         g.turns() as f32 / rules.max_turns() as f32,
+        komi_parity(rules),
     ];
     (planes, globals)
+}
+
+/// Under area scoring, where a finished board's score difference moves in steps of 2 (every
+/// point is Black's or White's), whether a komi can end in a draw or is half a step from
+/// one matters as much as its size: KataGo's komi/board-parity input (global 18 of its
+/// `fillRowV7`, `pipelines.md`) for the same reason. A triangle wave of period 2 points in
+/// `komi - area`: 0 when the komi equals the area modulo 2 (a filled board can be drawn),
+/// 1 when it is one point off (no draw; the komi splits a step), linear in between. Zero
+/// under other scoring.
+fn komi_parity(rules: &hane_engine::Rules) -> f32 {
+    if rules.scoring != Scoring::Area {
+        return 0.0;
+    }
+    let area = f64::from(rules.size) * f64::from(rules.size);
+    let x = (rules.komi.as_f64() - area).rem_euclid(2.0);
+    (1.0 - (x - 1.0).abs()) as f32
 }
 
 /// Loose: the number of distinct true liberties of the chain through `p`.
@@ -137,5 +154,23 @@ mod tests {
         assert!((globals[1] - 7.0 / 15.0).abs() < 1e-6);
         assert_eq!(globals.len(), GLOBALS);
         assert_eq!(planes.len(), PLANES * n2);
+    }
+
+    #[test]
+    fn komi_parity_marks_the_komi_that_can_be_drawn() {
+        let parity = |spec: &str| komi_parity(&spec.parse::<Rules>().unwrap());
+        // 5x5 (area 25): komi 25 and 7 can be drawn on a filled board, 24 and 6.5 cannot.
+        assert_eq!(parity("ttakji,size=5,komi=25"), 0.0);
+        assert_eq!(parity("ttakji,size=5,komi=7"), 0.0);
+        assert_eq!(parity("ttakji,size=5,komi=24"), 1.0);
+        assert_eq!(parity("ttakji,size=5,komi=26"), 1.0);
+        assert_eq!(parity("ttakji,size=5,komi=-1"), 0.0);
+        assert_eq!(parity("ttakji,size=5,komi=6.5"), 0.5);
+        // 4x4 (area 16): the even komi can be drawn.
+        assert_eq!(parity("ttakji,size=4,komi=2"), 0.0);
+        assert_eq!(parity("ttakji,size=4,komi=3"), 1.0);
+        // Not under territory or stone scoring.
+        assert_eq!(parity("brainking,size=5,komi=0.5"), 0.0);
+        assert_eq!(parity("loose,size=5"), 0.0);
     }
 }

@@ -126,6 +126,12 @@ pub trait Game: Clone + Send + Sync {
     fn action_index(&self, a: Self::Action) -> usize;
     /// Size of the action space.
     fn action_space(&self) -> usize;
+    /// Removes a pass from `legal` (this state's legal actions, as listed) when passing now
+    /// would be premature, leaving at least one action; searches call it where a node's
+    /// actions become its edges. The default keeps every action. [`GameState`] drops the
+    /// pass in area-scoring Go while the mover has an open placement
+    /// ([`GameState::pass_is_premature`]).
+    fn drop_premature_pass(&self, _legal: &mut Vec<Self::Action>) {}
 }
 
 /// Where a Sligo turn is: choosing the slide, or placing after it.
@@ -1126,6 +1132,10 @@ impl Game for GameState {
             Variant::Sligo => Action::space(self.geo().size()),
             _ => self.geo().area() + 1,
         }
+    }
+
+    fn drop_premature_pass(&self, legal: &mut Vec<Action>) {
+        crate::settled::drop_premature_pass(self, legal);
     }
 }
 

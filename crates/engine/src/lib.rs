@@ -18,6 +18,7 @@ pub mod point;
 pub mod rng;
 pub mod rules;
 pub mod score;
+mod settled;
 pub mod sgf;
 pub mod symmetry;
 mod zobrist;

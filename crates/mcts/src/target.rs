@@ -66,15 +66,19 @@ pub(crate) fn normalized(w: &[f32]) -> Vec<f32> {
     }
 }
 
-/// Index of the move to play: the largest weight at temperature 0 (ties: the first), else a
-/// sample proportional to `w^(1/temperature)`. `None` if every weight is 0.
+/// Index of the move to play: the largest weight at temperature 0 (an exact tie is drawn
+/// uniformly from `rng`, so that equal visit counts do not favour low action indices), else
+/// a sample proportional to `w^(1/temperature)`. `None` if every weight is 0.
 pub(crate) fn choose(w: &[f32], temperature: f32, rng: &mut Rng) -> Option<usize> {
     let max = w.iter().copied().fold(0.0f32, f32::max);
     if max <= 0.0 {
         return None;
     }
     if temperature <= 1e-4 {
-        return w.iter().position(|&x| x == max);
+        let ties = w.iter().filter(|&&x| x == max).count();
+        // The rng is drawn only on a tie, so a unique maximum leaves its stream alone.
+        let k = if ties > 1 { rng.below(ties) } else { 0 };
+        return w.iter().enumerate().filter(|&(_, &x)| x == max).nth(k).map(|(i, _)| i);
     }
     // w^(1/T) relative to the maximum, in logs so a small temperature cannot overflow.
     let p: Vec<f64> = w
@@ -128,10 +132,24 @@ mod tests {
     #[test]
     fn choose_at_zero_temperature_is_argmax() {
         let mut rng = Rng::new(0);
-        assert_eq!(choose(&[1.0, 5.0, 5.0, 2.0], 0.0, &mut rng), Some(1));
+        assert_eq!(choose(&[1.0, 5.0, 2.0, 2.0], 0.0, &mut rng), Some(1));
         assert_eq!(choose(&[0.0, 0.0], 1.0, &mut rng), None);
         for _ in 0..100 {
             assert_ne!(choose(&[0.0, 3.0, 1.0], 1.0, &mut rng), Some(0));
         }
+    }
+
+    #[test]
+    fn a_tie_at_zero_temperature_is_drawn_uniformly() {
+        let mut rng = Rng::new(7);
+        let mut count = [0u32; 4];
+        for _ in 0..4000 {
+            count[choose(&[1.0, 5.0, 5.0, 5.0], 0.0, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(count[0], 0);
+        assert!(count[1..].iter().all(|&n| (1100..1570).contains(&n)), "{count:?}");
+        // The same generator state draws the same move.
+        let pick = |seed| choose(&[2.0, 2.0, 2.0], 0.0, &mut Rng::new(seed));
+        assert!((0..20).all(|seed| pick(seed) == pick(seed)));
     }
 }

@@ -29,8 +29,20 @@ pub struct SelfplayConfig {
     pub resign_turns: u32,
     /// Fraction of games played out to the end despite resigning, to measure false resigns.
     pub resign_playthrough: f32,
-    /// Standard deviation of the komi randomisation, in points (0 = fixed komi).
+    /// Standard deviation of the komi randomisation around the rules' komi, in points (0 =
+    /// fixed komi).
     pub komi_stdev: f32,
+    /// Fraction of games whose komi is drawn uniformly from the board's whole range instead
+    /// (see [`crate::komi`]): the net then learns the whole win-rate-against-komi curve.
+    pub komi_wide: f32,
+    /// Move temperature of the first move; it decays towards `temperature_late`, halving the
+    /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size).
+    pub temperature_early: f32,
+    /// Move temperature approached late in the game.
+    pub temperature_late: f32,
+    /// Turns over which the temperature's distance to `temperature_late` halves (0: the
+    /// board size).
+    pub temperature_halflife: f32,
     /// Turn cap per game (0 = the rule set's own cap).
     pub max_turns: u32,
     /// Seed of everything random in the run.
@@ -52,6 +64,10 @@ impl Default for SelfplayConfig {
             resign_turns: 3,
             resign_playthrough: 0.1,
             komi_stdev: 1.0,
+            komi_wide: 0.0,
+            temperature_early: 0.8,
+            temperature_late: 0.2,
+            temperature_halflife: 0.0,
             max_turns: 0,
             seed: 1,
         }
@@ -83,6 +99,20 @@ impl SelfplayConfig {
         if !(0.0..=100.0).contains(&self.komi_stdev) {
             return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
         }
+        unit("komi_wide", self.komi_wide)?;
+        for (name, t) in
+            [("temperature_early", self.temperature_early), ("temperature_late", self.temperature_late)]
+        {
+            if !(0.0..=10.0).contains(&t) {
+                return Err(format!("{name}: must be in 0..=10, got {t}"));
+            }
+        }
+        if !(0.0..=1000.0).contains(&self.temperature_halflife) {
+            return Err(format!(
+                "temperature_halflife: must be in 0..=1000, got {}",
+                self.temperature_halflife
+            ));
+        }
         let _ = rules;
         Ok(())
     }
@@ -108,6 +138,12 @@ impl SelfplayConfig {
 
     /// Move temperature schedule for this board.
     pub fn temperature(&self, size: usize) -> TemperatureSchedule {
-        TemperatureSchedule::for_board(size)
+        let halflife = if self.temperature_halflife > 0.0 { self.temperature_halflife } else { size as f32 };
+        TemperatureSchedule { early: self.temperature_early, late: self.temperature_late, halflife }
+    }
+
+    /// How each game's komi is drawn.
+    pub fn komi_draw(&self) -> crate::komi::KomiDraw {
+        crate::komi::KomiDraw { stdev: self.komi_stdev, wide: self.komi_wide }
     }
 }

@@ -1,10 +1,28 @@
-//! Komi randomisation, as KataGo does it: each game draws its komi around the rule set's
-//! komi so the score head sees how the result depends on komi. Draws respect each rule
-//! set's komi domain.
+//! Komi randomisation, as KataGo does it, plus a share of wide draws: each game draws its komi
+//! so that the net sees how the result depends on komi. Draws respect each rule set's komi
+//! domain.
+//!
+//! KataGo (`pipelines.md` §2.2) centres self-play komi on the net's fair komi with a small
+//! spread (`komiStdev = 1.0` scaled by √area/19) and takes 6% of its games from a wider
+//! normal. A small board shows why the wide share matters more there: a net that only ever
+//! saw komi near one value learns nothing about the rest of the win-rate curve and places its
+//! crossing wherever self-play was centred. Here a fraction `wide` of the games take a komi
+//! uniformly from every member of the domain within the board's largest possible score
+//! difference (one step beyond it on each side, where the result is already decided), so the
+//! whole curve is trained whatever the centre.
 
 use hane_engine::rng::Rng;
 use hane_engine::rules::Komi;
 use hane_engine::Rules;
+
+/// How each game's komi is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KomiDraw {
+    /// Standard deviation of the normal draw around the rules' komi, in points (0: exactly it).
+    pub stdev: f32,
+    /// Probability of a wide draw instead (uniform over the domain within the board's range).
+    pub wide: f32,
+}
 
 /// The nearest komi of the rules' domain ([`Rules::komi_progression`]) to `k` half-points.
 pub fn snap(r: &Rules, k: f64) -> Komi {
@@ -13,17 +31,32 @@ pub fn snap(r: &Rules, k: f64) -> Komi {
     Komi(offset + n as i32 * step)
 }
 
-/// A komi drawn from a normal distribution around the rules' komi with `stdev` points,
-/// snapped to the domain.
-pub fn randomise(r: &Rules, stdev: f32, rng: &mut Rng) -> Komi {
-    if stdev <= 0.0 {
+/// The domain members a wide draw takes: every member within the board's area of 0, and one
+/// more step on each side (a player cannot win by more than the area).
+pub fn wide_range(r: &Rules) -> Vec<Komi> {
+    let (offset, step) = r.komi_progression();
+    let area = 2 * i32::from(r.size) * i32::from(r.size);
+    // Members are offset + n·step; the smallest within -area and the largest within area.
+    let lowest = (-area - offset).div_euclid(step) + i32::from((-area - offset).rem_euclid(step) != 0);
+    let highest = (area - offset).div_euclid(step);
+    (lowest - 1..=highest + 1).map(|n| Komi(offset + n * step)).collect()
+}
+
+/// A komi for one game: with probability `d.wide` uniform over [`wide_range`], else a normal
+/// draw around the rules' komi with `d.stdev` points, snapped to the domain.
+pub fn randomise(r: &Rules, d: KomiDraw, rng: &mut Rng) -> Komi {
+    if d.wide > 0.0 && rng.unit() < f64::from(d.wide) {
+        let range = wide_range(r);
+        return range[rng.below(range.len())];
+    }
+    if d.stdev <= 0.0 {
         return r.komi;
     }
     // Box-Muller.
     let u1 = rng.unit().max(1e-12);
     let u2 = rng.unit();
     let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-    snap(r, f64::from(r.komi.0) + 2.0 * f64::from(stdev) * z)
+    snap(r, f64::from(r.komi.0) + 2.0 * f64::from(d.stdev) * z)
 }
 
 #[cfg(test)]
@@ -41,17 +74,38 @@ mod tests {
         ] {
             let r: Rules = spec.parse().unwrap();
             let mut distinct = std::collections::BTreeSet::new();
-            for _ in 0..200 {
-                let k = randomise(&r, 2.0, &mut rng);
-                assert!(check(k.0), "{spec}: {k}");
-                let mut r2 = r;
-                r2.komi = k;
-                assert!(r2.validate().is_ok(), "{spec}: {k}");
-                distinct.insert(k.0);
+            for wide in [0.0, 0.5] {
+                for _ in 0..200 {
+                    let k = randomise(&r, KomiDraw { stdev: 2.0, wide }, &mut rng);
+                    assert!(check(k.0), "{spec}: {k}");
+                    let mut r2 = r;
+                    r2.komi = k;
+                    assert!(r2.validate().is_ok(), "{spec}: {k}");
+                    distinct.insert(k.0);
+                }
             }
             assert!(distinct.len() > 2, "{spec}: komi should vary");
         }
         let r: Rules = "ttakji".parse().unwrap();
-        assert_eq!(randomise(&r, 0.0, &mut rng), r.komi);
+        assert_eq!(randomise(&r, KomiDraw { stdev: 0.0, wide: 0.0 }, &mut rng), r.komi);
+    }
+
+    #[test]
+    fn wide_draws_cover_the_whole_board_range_evenly() {
+        // 5x5 area Go: every integer from -26 to 26, whatever the centre.
+        let r: Rules = "ttakji,size=5,komi=7".parse().unwrap();
+        let range = wide_range(&r);
+        assert_eq!((range[0].as_f64(), range[range.len() - 1].as_f64(), range.len()), (-26.0, 26.0, 53));
+        let mut rng = Rng::new(3);
+        let mut counts = std::collections::BTreeMap::new();
+        for _ in 0..53_000 {
+            *counts.entry(randomise(&r, KomiDraw { stdev: 1.0, wide: 1.0 }, &mut rng).0).or_insert(0) += 1;
+        }
+        assert_eq!(counts.len(), 53);
+        assert!(counts.values().all(|&n| (800..1200).contains(&n)), "{counts:?}");
+        // Loose: even integers only.
+        let loose: Rules = "loose,size=3".parse().unwrap();
+        let range: Vec<f64> = wide_range(&loose).iter().map(|k| k.as_f64()).collect();
+        assert_eq!(range, (-5..=5).map(|i| f64::from(2 * i)).collect::<Vec<_>>());
     }
 }

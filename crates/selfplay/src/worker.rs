@@ -35,7 +35,7 @@ impl Slot {
     fn new(shared: &Shared, id: u64) -> Slot {
         let mut rng = Rng::new(shared.cfg.seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut rules = shared.rules;
-        rules.komi = komi::randomise(&rules, shared.cfg.komi_stdev, &mut rng);
+        rules.komi = komi::randomise(&rules, shared.cfg.komi_draw(), &mut rng);
         let game = GameState::new(rules);
         let size = game.geo().size();
         let search = Search::new(game.clone(), shared.cfg.search(size), rng.next_u64());

@@ -42,6 +42,13 @@ pub struct TrainConfig {
     /// Training steps to reach, counted over all runs into the same output folder: a run
     /// resumed from step 3000 with `steps = 5000` trains 2000 more.
     pub steps: u64,
+    /// The step at which the decaying schedules (`cosine`) start their cycle; set by `hane
+    /// loop`, not by config files. A loop trains one cycle per generation, from the step the
+    /// last generation ended at to `steps`, so every generation starts again at the peak rate
+    /// instead of continuing one schedule stretched over all generations (where generation 6
+    /// trained at 5–10% of the peak). 0: one cycle over the whole run.
+    #[serde(skip)]
+    pub cycle_start: u64,
     /// Rows per step.
     pub batch_size: usize,
     /// `sgd` or `adamw`.
@@ -107,6 +114,7 @@ impl Default for TrainConfig {
             rules: "ttakji".into(),
             net: NetShape::default(),
             steps: 10_000,
+            cycle_start: 0,
             batch_size: 256,
             optimizer: OptimizerKind::Sgd,
             lr: 0.02,
@@ -184,8 +192,9 @@ impl TrainConfig {
                 self.lr_gamma.powi(self.lr_milestones.iter().filter(|&&m| step >= m).count() as i32)
             }
             LrSchedule::Cosine => {
-                let span = self.steps.saturating_sub(self.warmup_steps).max(1) as f64;
-                let t = (step.saturating_sub(self.warmup_steps) as f64 / span).min(1.0);
+                let start = self.cycle_start.max(self.warmup_steps);
+                let span = self.steps.saturating_sub(start).max(1) as f64;
+                let t = (step.saturating_sub(start) as f64 / span).min(1.0);
                 let f = self.lr_final_fraction;
                 f + (1.0 - f) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -236,6 +245,24 @@ mod tests {
         let cos = TrainConfig { lr_schedule: LrSchedule::Cosine, lr_final_fraction: 0.0, ..c };
         assert!((cos.lr_at(60) - 0.5).abs() < 1e-9);
         assert!(cos.lr_at(110) < 1e-12);
+    }
+
+    #[test]
+    fn each_cycle_of_a_loop_starts_at_the_peak_rate() {
+        // Generation g of a loop trains steps [100 g, 100 (g + 1)) as its own cosine cycle.
+        let base = TrainConfig {
+            lr: 1.0,
+            warmup_steps: 10,
+            lr_schedule: LrSchedule::Cosine,
+            lr_final_fraction: 0.1,
+            ..TrainConfig::default()
+        };
+        for g in 1..8u64 {
+            let c = TrainConfig { cycle_start: 100 * g, steps: 100 * (g + 1), ..base.clone() };
+            assert_eq!(c.lr_at(100 * g), 1.0, "generation {g} starts at the peak");
+            assert!((c.lr_at(100 * g + 50) - 0.55).abs() < 1e-9, "half way: {}", c.lr_at(100 * g + 50));
+            assert!((c.lr_at(100 * (g + 1)) - 0.1).abs() < 1e-9);
+        }
     }
 
     #[test]

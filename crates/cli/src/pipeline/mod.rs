@@ -18,11 +18,16 @@
 //! a gating match from its last finished game. Interrupted (Ctrl-C or SIGKILL), the same
 //! command continues the same run and loses at most the games and steps in flight.
 //!
-//! Generation `g` trains the one trainer on the window of all shards so far until step
-//! `(g + 1) * [train] steps`; the candidate then plays the generation's player (the best so
-//! far, at first hane's search without a net) and is accepted with a score of at least
-//! `gate_threshold`. Elo is the chain of accepted candidates, relative to that first player.
+//! Generation `g` plays its games at komi drawn around the newest estimate (a share from the
+//! board's whole range, see `hane_selfplay::komi`), then trains the one trainer on the window
+//! of all shards so far over its own learning-rate cycle, for `[loop] samples_per_row` draws
+//! of each new row (or `[train] steps`). The candidate then plays the generation's player
+//! (the best so far, at first hane's search without a net) at the generation's centre komi
+//! and is accepted with a score of at least `gate_threshold`, or at once when ungated
+//! (`gate_games = 0`). The komi estimate reads the best net, or the newest candidate while
+//! none has been accepted, so a run whose candidates keep failing still estimates.
 
+mod anchors;
 mod report;
 mod state;
 
@@ -134,23 +139,20 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 gate: None,
                 komi: None,
                 komi_error: None,
+                anchors: Vec::new(),
             });
             st.save(&run_dir)?;
         }
-        if st.generations[i].finished(cfg.pipeline.komi_visits > 0) {
+        let anchor_settings = anchor_settings(&cfg);
+        let n_anchors = if cfg.pipeline.anchor_games > 0 { anchor_settings.anchors(&rules).len() } else { 0 };
+        if st.generations[i].finished(cfg.pipeline.komi_visits > 0, n_anchors) {
             continue;
         }
         let player = st.generations[i].player.clone();
         if st.generations[i].selfplay.is_none() {
             println!("== generation {g}: self-play by {player}");
             phase.store(PHASE_SELFPLAY, Ordering::Relaxed);
-            // No komi beyond the largest possible score difference means anything: an
-            // estimate (from a run of an older version) beyond the search's bound is clamped
-            // to it, into the rule set's komi domain.
-            let bound = hane_eval::komi::KomiSearch::for_rules(&rules).bound;
-            let komi = st.generations[..i].iter().rev().find_map(|g| g.komi.as_ref()).map(|k| {
-                hane_eval::KomiDomain::of(&rules).nearest(k.estimate.fair.clamp(-bound, bound)).as_f64()
-            });
+            let komi = centre_komi(&st.generations[..i], &rules);
             let done = selfplay(&cfg, &rules, &run_dir, g, &player, komi, stop.clone())?;
             phase.store(PHASE_OTHER, Ordering::Relaxed);
             let Some(done) = done else {
@@ -162,19 +164,32 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         if st.generations[i].train.is_none() {
             println!("== generation {g}: training");
-            st.generations[i].train = Some(train(&cfg, &run_dir, g)?);
+            let from = st.generations[..i].iter().rev().find_map(|g| g.train.as_ref()).map_or(0, |t| t.step);
+            let rows = st.generations[i].selfplay.as_ref().map_or(0, |s| s.rows);
+            st.generations[i].train = Some(train(&cfg, &run_dir, g, from, rows)?);
             st.save(&run_dir)?;
         }
         if st.generations[i].gate.is_none() {
             let candidate = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
-            println!("== generation {g}: gating {candidate} against {player}");
-            st.generations[i].gate = Some(gate(&cfg, &rules, &run_dir, g, &candidate, &player)?);
+            let komi = st.generations[i].selfplay.as_ref().and_then(|s| s.komi);
+            st.generations[i].gate = Some(if cfg.pipeline.gate_games == 0 {
+                println!("== generation {g}: {candidate} accepted (ungated)");
+                GateDone { results: Wdl::default(), accepted: true, komi: None }
+            } else {
+                println!("== generation {g}: gating {candidate} against {player}");
+                gate(&cfg, &rules, komi, &run_dir, g, &candidate, &player)?
+            });
             st.save(&run_dir)?;
         }
         if cfg.pipeline.komi_visits > 0 {
-            let best = st.best_after(i + 1);
+            // The best net, or while none has passed a gate the newest candidate: the estimate
+            // reads what the trained nets learned, whoever plays self-play.
+            let mut best = st.best_after(i + 1);
             if best == BASELINE {
-                st.generations[i].komi_error = Some("no net accepted yet".into());
+                best = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
+            }
+            if best.is_empty() {
+                st.generations[i].komi_error = Some("no net trained yet".into());
                 st.save(&run_dir)?;
             } else {
                 println!("== generation {g}: komi estimate with {best}");
@@ -197,6 +212,36 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 st.save(&run_dir)?;
             }
         }
+        let best = st.best_after(i + 1);
+        if best != BASELINE {
+            for anchor in anchor_settings
+                .anchors(&rules)
+                .into_iter()
+                .take(n_anchors)
+                .skip(st.generations[i].anchors.len())
+            {
+                println!("== generation {g}: {best} against the anchor {anchor}");
+                let file = run_dir.join("anchors").join(format!(
+                    "{}-{}.json",
+                    gen_name(g),
+                    anchor.replace(':', "-")
+                ));
+                std::fs::create_dir_all(run_dir.join("anchors")).map_err(|e| io_failure(&run_dir, e))?;
+                let bar = ProgressBar::new(u64::from(cfg.pipeline.anchor_games));
+                let m =
+                    anchors::play(&anchor_settings, &rules, &run_dir, &best, &anchor, &file, &mut |n, w| {
+                        bar.set_position(u64::from(n));
+                        bar.set_message(format!("net {}-{}-{}", w.wins, w.draws, w.losses));
+                    })?;
+                bar.finish_and_clear();
+                println!(
+                    "anchor {anchor}: net {}-{}-{} (W-D-L) at komi {}",
+                    m.results.wins, m.results.draws, m.results.losses, m.komi
+                );
+                st.generations[i].anchors.push(m);
+                st.save(&run_dir)?;
+            }
+        }
         report::write(&st, &run_dir)?;
         println!("{}", report::generation_line(&st, i));
     }
@@ -205,14 +250,52 @@ pub fn run(a: Args) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The anchor matches' settings from the config.
+fn anchor_settings(cfg: &ConfigFile) -> anchors::AnchorSettings {
+    let lc = &cfg.pipeline;
+    anchors::AnchorSettings {
+        games: lc.anchor_games,
+        visits: lc.anchor_visits,
+        gnugo_level: lc.anchor_gnugo_level,
+        opening_turns: lc.anchor_opening_turns,
+        komi: lc.anchor_komi,
+        seed: cfg.selfplay.seed ^ 0x616e_6368_6f72,
+    }
+}
+
 fn gen_name(g: u32) -> String {
     format!("gen-{g:03}")
+}
+
+/// The komi a generation's self-play is centred on: the newest estimate of the generations
+/// before it, or `None` (the config's komi) before the first. An estimate is kept within the
+/// range wide komi draws cover (the board's area and one domain step), which the net has
+/// been trained on, and snapped into the rule set's domain.
+fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
+    let range = hane_selfplay::komi::wide_range(rules);
+    let (lo, hi) = (range[0].as_f64(), range[range.len() - 1].as_f64());
+    before
+        .iter()
+        .rev()
+        .find_map(|g| g.komi.as_ref())
+        .map(|k| hane_eval::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
+}
+
+/// Rows in the shards under `dir` (0 for unreadable shards, which the trainer skips too).
+fn rows_in(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "npz"))
+        .map(|e| hane_data::shard::read(&e.path()).map_or(0, |s| s.meta.rows as u64))
+        .sum()
 }
 
 /// Self-play of generation `g` by `player`; `None` if stopped early. With a komi estimate
 /// from an earlier generation, games draw their komi around it instead of the config's (as
 /// KataGo's self-play centres komi on the net's fair komi), so the net learns the positions
-/// that matter for the estimate.
+/// that matter for the estimate; `[selfplay] komi_wide` of them draw from the board's whole
+/// range, so it learns the rest of the curve too.
 fn selfplay(
     cfg: &ConfigFile,
     rules: &Rules,
@@ -248,13 +331,28 @@ fn selfplay(
         s.results[1],
         s.results[2]
     );
-    Ok(Some(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds }))
+    let rows = rows_in(&out.join("shards"));
+    Ok(Some(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds, komi, rows }))
 }
 
-/// Trains to the end of generation `g` and copies the checkpoint to `models/`.
-fn train(cfg: &ConfigFile, run_dir: &Path, g: u32) -> Result<TrainDone, Failure> {
+/// The training steps of a generation whose games wrote `rows` rows: with `[loop]
+/// samples_per_row`, enough for each new row to be drawn that many times on average
+/// (KataGo keeps this near 4 over a row's life in the window), else `[train] steps`.
+fn generation_steps(cfg: &ConfigFile, rows: u64) -> u64 {
+    let per_row = cfg.pipeline.samples_per_row;
+    if per_row > 0.0 && rows > 0 {
+        ((per_row * rows as f64) / cfg.train.batch_size as f64).ceil().max(1.0) as u64
+    } else {
+        cfg.train.steps
+    }
+}
+
+/// Trains generation `g` from step `from` (where the one before ended) over its own
+/// learning-rate cycle, and copies the checkpoint to `models/`.
+fn train(cfg: &ConfigFile, run_dir: &Path, g: u32, from: u64, rows: u64) -> Result<TrainDone, Failure> {
     let mut tc = cfg.train.clone();
-    tc.steps = cfg.train.steps * (u64::from(g) + 1);
+    tc.cycle_start = from;
+    tc.steps = from + generation_steps(cfg, rows);
     let bar = ProgressBar::new(tc.steps);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  [{elapsed_precise}]")
@@ -298,16 +396,24 @@ fn search_evaluator(run_dir: &Path, player: &str, rules: &Rules) -> Result<Boxed
     }
 }
 
-/// The gating match of generation `g`, resumed from `gates/gen-NNN.json`.
+/// The gating match of generation `g`, resumed from `gates/gen-NNN.json`, at `komi` (the
+/// komi its self-play was centred on; `None`: the config's). At a komi far from fair, the
+/// gate would mostly measure who wins with the colour that cannot lose.
 fn gate(
     cfg: &ConfigFile,
     rules: &Rules,
+    komi: Option<f64>,
     run_dir: &Path,
     g: u32,
     candidate: &str,
     player: &str,
 ) -> Result<GateDone, Failure> {
     let lc = &cfg.pipeline;
+    let mut rules = *rules;
+    if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
+        rules.komi = k;
+    }
+    let rules = &rules;
     let path = run_dir.join("gates").join(format!("{}.json", gen_name(g)));
     std::fs::create_dir_all(run_dir.join("gates")).map_err(|e| io_failure(run_dir, e))?;
     let mut games: Vec<GameResult> = match std::fs::read_to_string(&path) {
@@ -361,5 +467,5 @@ fn gate(
         w.games(),
         if accepted { "accepted" } else { "rejected" }
     );
-    Ok(GateDone { results: w, accepted })
+    Ok(GateDone { results: w, accepted, komi })
 }

@@ -25,6 +25,7 @@ struct Row<'a> {
     best_elo: Option<Rating>,
     komi_crossing: Option<f64>,
     komi_fair: Option<f64>,
+    anchors: &'a [super::anchors::AnchorMatch],
 }
 
 /// The summary of the whole run.
@@ -51,6 +52,7 @@ fn rows(st: &RunState) -> Vec<Row<'_>> {
             best_elo: chain.iter().find(|c| c.0 == g.index).map(|c| c.1),
             komi_crossing: g.komi.as_ref().map(|k| k.estimate.crossing),
             komi_fair: g.komi.as_ref().map(|k| k.estimate.fair),
+            anchors: &g.anchors,
         })
         .collect()
 }
@@ -66,20 +68,7 @@ pub fn write(st: &RunState, dir: &Path) -> Result<(), Failure> {
     let path = dir.join("summary.json");
     let text = serde_json::to_string_pretty(&summary).map_err(anyhow::Error::from)?;
     write_atomic(&path, text.as_bytes()).map_err(|e| failure(&path, e))?;
-    let chain = st.elo_chain();
-    let elo = Series::new(
-        "best net, 95% interval",
-        chain.iter().map(|(g, r)| (f64::from(*g), r.elo)).collect(),
-        hane_plot::Style::LineAndMarkers,
-    )
-    .with_errors(chain.iter().map(|(_, r)| (r.low, r.high)).collect());
-    let chart = Chart::new(
-        format!("Elo of the best net: {}", st.rules),
-        "generation",
-        "Elo over generation 0's player",
-    )
-    .with_series(elo)
-    .with_hline(0.0);
+    let chart = elo_chart(st);
     chart.write_png(&dir.join("elo.png")).map_err(|e| failure(dir, e))?;
     let mut losses = Chart::new(
         format!("Training losses: {}", st.rules),
@@ -104,6 +93,67 @@ pub fn write(st: &RunState, dir: &Path) -> Result<(), Failure> {
         komi_cmd::chart(k).write_png(&dir.join("komi.png")).map_err(|e| failure(dir, e))?;
     }
     Ok(())
+}
+
+/// The names of the anchors played in the run, in order of first appearance.
+fn anchor_names(st: &RunState) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for m in st.generations.iter().flat_map(|g| &g.anchors) {
+        if !names.contains(&m.anchor) {
+            names.push(m.anchor.clone());
+        }
+    }
+    names
+}
+
+/// `elo.png`: the best net's Elo over each fixed anchor per generation when the run plays
+/// anchor matches, else the chain of accepted gates.
+fn elo_chart(st: &RunState) -> Chart {
+    let names = anchor_names(st);
+    if names.is_empty() {
+        let chain = st.elo_chain();
+        let elo = Series::new(
+            "best net, 95% interval",
+            chain.iter().map(|(g, r)| (f64::from(*g), r.elo)).collect(),
+            hane_plot::Style::LineAndMarkers,
+        )
+        .with_errors(chain.iter().map(|(_, r)| (r.low, r.high)).collect());
+        return Chart::new(
+            format!("Elo of the best net: {}", st.rules),
+            "generation",
+            "Elo over generation 0's player (chain of gates)",
+        )
+        .with_series(elo)
+        .with_hline(0.0);
+    }
+    let mut chart = Chart::new(
+        format!("Elo of the best net over fixed anchors: {}", st.rules),
+        "generation",
+        "Elo over the anchor (95% interval)",
+    )
+    .with_hline(0.0);
+    for name in names {
+        let rated: Vec<(f64, Rating)> = st
+            .generations
+            .iter()
+            .filter_map(|g| {
+                g.anchors
+                    .iter()
+                    .find(|m| m.anchor == name)
+                    .and_then(|m| m.elo.map(|r| (f64::from(g.index), r)))
+            })
+            .collect();
+        let label = if name == super::state::BASELINE { "generation 0's player".to_string() } else { name };
+        chart = chart.with_series(
+            Series::new(
+                label,
+                rated.iter().map(|(g, r)| (*g, r.elo)).collect(),
+                hane_plot::Style::LineAndMarkers,
+            )
+            .with_errors(rated.iter().map(|(_, r)| (r.low, r.high)).collect()),
+        );
+    }
+    chart
 }
 
 fn elo_text(r: &Rating) -> String {
@@ -139,6 +189,17 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
     }
     if st.best_after(i + 1) == super::state::BASELINE {
         s.push_str(" no net accepted yet;");
+    } else if !g.anchors.is_empty() {
+        for m in &g.anchors {
+            s.push_str(&format!(
+                " vs {} {}-{}-{}",
+                m.anchor, m.results.wins, m.results.draws, m.results.losses
+            ));
+            if let Some(r) = &m.elo {
+                s.push_str(&format!(" Elo {}", elo_text(r)));
+            }
+            s.push(';');
+        }
     } else if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
         s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
     }
@@ -155,8 +216,21 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
     let mut s = format!("run finished: {} generations in {}\n", st.generations.len(), dir.display());
     let best = st.best_after(st.generations.len());
     s.push_str(&format!("best net: {best}\n"));
+    let last_anchors = st.generations.iter().rev().map(|g| &g.anchors).find(|a| !a.is_empty());
     if best == super::state::BASELINE {
         s.push_str("no candidate beat generation 0's player (search without a net)\n");
+    } else if let Some(matches) = last_anchors {
+        for m in matches {
+            s.push_str(&format!(
+                "best net against {} at komi {}: {}-{}-{} (W-D-L), Elo {} (95% interval, one virtual draw)\n",
+                m.anchor,
+                m.komi,
+                m.results.wins,
+                m.results.draws,
+                m.results.losses,
+                m.elo.as_ref().map_or("unbounded".to_string(), elo_text)
+            ));
+        }
     } else if let Some((_, r)) = st.elo_chain().last() {
         s.push_str(&format!(
             "Elo gain over generation 0's player (search without a net): {} (95% interval)\n",

@@ -1,6 +1,7 @@
 //! What a `hane loop` run has finished, kept in `RUN/state.json` (rewritten atomically after
 //! every phase) so that a rerun continues where the run stopped.
 
+use super::anchors::AnchorMatch;
 use crate::komi_cmd::KomiReport;
 use crate::Failure;
 use hane_data::shard::write_atomic;
@@ -40,12 +41,18 @@ pub struct Generation {
     /// Why the komi estimate failed (for example, a weak net's win rate never crossed 50%).
     #[serde(default)]
     pub komi_error: Option<String>,
+    /// The best net's matches against the fixed anchors, in the order played.
+    #[serde(default)]
+    pub anchors: Vec<AnchorMatch>,
 }
 
 impl Generation {
-    /// Whether every phase is finished (the komi estimate made or failed, or not wanted).
-    pub fn finished(&self, komi_wanted: bool) -> bool {
-        self.gate.is_some() && (!komi_wanted || self.komi.is_some() || self.komi_error.is_some())
+    /// Whether every phase is finished (the komi estimate made or failed, or not wanted; the
+    /// `anchors` anchor matches played).
+    pub fn finished(&self, komi_wanted: bool, anchors: usize) -> bool {
+        self.gate.is_some()
+            && (!komi_wanted || self.komi.is_some() || self.komi_error.is_some())
+            && self.anchors.len() >= anchors
     }
 }
 
@@ -58,6 +65,12 @@ pub struct SelfplayDone {
     pub results: [u64; 3],
     /// Seconds of the last run of the phase.
     pub seconds: f64,
+    /// The komi the games were centred on (the latest estimate; `None`: the config's).
+    #[serde(default)]
+    pub komi: Option<f64>,
+    /// Training rows the generation's games wrote (0 in runs of older versions).
+    #[serde(default)]
+    pub rows: u64,
 }
 
 /// Finished training.
@@ -76,10 +89,13 @@ pub struct TrainDone {
 /// A decided gating match.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateDone {
-    /// The candidate's results against the generation's player.
+    /// The candidate's results against the generation's player (none when ungated).
     pub results: Wdl,
     /// Whether the candidate became the best player.
     pub accepted: bool,
+    /// The komi the gate was played at.
+    #[serde(default)]
+    pub komi: Option<f64>,
 }
 
 impl RunState {
@@ -131,7 +147,7 @@ impl RunState {
         let mut best_of_gen = Vec::new();
         for g in &self.generations {
             let Some(gate) = &g.gate else { break };
-            if gate.accepted {
+            if gate.accepted && gate.results.games() > 0 {
                 let n = pairings.len();
                 let result = Wdl { draws: gate.results.draws + 1, ..gate.results };
                 pairings.push(Pairing { a: n + 1, b: n, result });
@@ -158,9 +174,10 @@ mod tests {
                 metrics: BTreeMap::new(),
                 seconds: 0.0,
             }),
-            gate: Some(GateDone { results: Wdl { wins, draws: 0, losses }, accepted }),
+            gate: Some(GateDone { results: Wdl { wins, draws: 0, losses }, accepted, komi: None }),
             komi: None,
             komi_error: None,
+            anchors: Vec::new(),
         }
     }
 

@@ -1,0 +1,155 @@
+//! Elo against fixed anchors: after each generation the best net plays a match of a fixed
+//! number of games against each anchor (generation 0's player, hane's search without a net;
+//! GNU Go at a stated level for the Go rule sets), with the same settings, komi and openings
+//! in every generation, so the per-generation ratings are comparable and no match stops
+//! early on a lucky streak. Each match is resumable game by game like the gate.
+
+use super::state::BASELINE;
+use crate::players::{net, player};
+use crate::Failure;
+use hane_data::shard::write_atomic;
+use hane_engine::rules::Variant;
+use hane_engine::Rules;
+use hane_eval::arena::{play_match_game, relative_elo, tally, MatchSettings};
+use hane_eval::elo::{Rating, Wdl};
+use hane_eval::referee::{GameResult, SearchPlayer};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One finished anchor match of a generation's best net.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnchorMatch {
+    /// The anchor: [`BASELINE`] or `gnugo:LEVEL`.
+    pub anchor: String,
+    /// The net that played it (relative to the run folder).
+    pub net: String,
+    /// The komi played.
+    pub komi: f64,
+    /// The net's results.
+    pub results: Wdl,
+    /// The net's Elo over the anchor with its 95% interval, fitted with one virtual draw
+    /// added (a weak prior towards equality that keeps a 100% score finite).
+    pub elo: Option<Rating>,
+}
+
+/// How the anchor matches are played.
+pub struct AnchorSettings {
+    /// Games per anchor match.
+    pub games: u32,
+    /// Visits per move of hane's players (the net and the baseline).
+    pub visits: u32,
+    /// GNU Go's level as an anchor for the Go rule sets (`None`: no GNU Go).
+    pub gnugo_level: Option<u8>,
+    /// Random opening turns of each pair of games (colours swap within the pair).
+    pub opening_turns: u32,
+    /// The komi of every anchor match (`None`: the rule set's).
+    pub komi: Option<f64>,
+    /// Seed of the openings; the same in every generation.
+    pub seed: u64,
+}
+
+impl AnchorSettings {
+    /// The anchors for `rules`.
+    pub fn anchors(&self, rules: &Rules) -> Vec<String> {
+        let mut v = vec![BASELINE.to_string()];
+        if let (Some(level), Variant::Go) = (self.gnugo_level, rules.variant) {
+            v.push(format!("gnugo:{level}"));
+        }
+        v
+    }
+
+    fn rules(&self, rules: &Rules) -> Rules {
+        let mut r = *rules;
+        if let Some(k) = self.komi.and_then(hane_engine::Komi::from_f64) {
+            r.komi = k;
+        }
+        r
+    }
+}
+
+/// The Elo of a match's results with one virtual draw added.
+pub fn elo_of(results: Wdl) -> Option<Rating> {
+    // `relative_elo` rates the second player against the first: the anchor is the first.
+    let anchor = Wdl { wins: results.losses, draws: results.draws + 1, losses: results.wins };
+    relative_elo(anchor)
+}
+
+/// Plays (or resumes, from `games_file`) the match of `best` against `anchor`.
+pub fn play(
+    s: &AnchorSettings,
+    rules: &Rules,
+    run_dir: &Path,
+    best: &str,
+    anchor: &str,
+    games_file: &Path,
+    on_game: &mut dyn FnMut(u32, &Wdl),
+) -> Result<AnchorMatch, Failure> {
+    let rules = s.rules(rules);
+    let mut games: Vec<GameResult> = match std::fs::read_to_string(games_file) {
+        Ok(t) => serde_json::from_str(&t)
+            .map_err(|e| Failure::input(format!("{} is damaged: {e}", games_file.display())))?,
+        Err(_) => Vec::new(),
+    };
+    let mut me = SearchPlayer {
+        evaluator: net(&run_dir.join(best), &rules)?,
+        visits: s.visits,
+        seed: s.seed,
+        label: best.to_string(),
+    };
+    let mut other =
+        player(if anchor == BASELINE { "uniform" } else { anchor }, &rules, s.visits, s.seed ^ 1)?;
+    let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
+    let mut w = Wdl::default();
+    for (i, r) in games.iter().enumerate() {
+        tally(&mut w, i as u32, r);
+    }
+    while (games.len() as u32) < s.games {
+        let i = games.len() as u32;
+        let r = play_match_game(&rules, &mut me, other.as_mut(), &settings, i)
+            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+        tally(&mut w, i, &r);
+        games.push(r);
+        let text = serde_json::to_string_pretty(&games).map_err(anyhow::Error::from)?;
+        write_atomic(games_file, text.as_bytes())
+            .map_err(|e| Failure { code: 1, message: format!("{}: {e}", games_file.display()) })?;
+        on_game(i + 1, &w);
+    }
+    Ok(AnchorMatch {
+        anchor: anchor.to_string(),
+        net: best.to_string(),
+        komi: rules.komi.as_f64(),
+        results: w,
+        elo: elo_of(w),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_sweep_has_a_finite_positive_elo_and_an_even_match_none() {
+        let sweep = elo_of(Wdl { wins: 10, draws: 0, losses: 0 }).unwrap();
+        assert!(sweep.elo > 200.0 && sweep.low > 0.0 && sweep.high.is_finite(), "{sweep:?}");
+        let even = elo_of(Wdl { wins: 5, draws: 0, losses: 5 }).unwrap();
+        assert!(even.elo.abs() < 1e-6 && even.low < 0.0 && even.high > 0.0, "{even:?}");
+        let lost = elo_of(Wdl { wins: 1, draws: 0, losses: 9 }).unwrap();
+        assert!(lost.elo < -200.0 && lost.high < even.high, "{lost:?}");
+    }
+
+    #[test]
+    fn gnugo_anchors_only_the_go_rule_sets() {
+        let s = AnchorSettings {
+            games: 2,
+            visits: 8,
+            gnugo_level: Some(10),
+            opening_turns: 2,
+            komi: None,
+            seed: 1,
+        };
+        assert_eq!(s.anchors(&"ttakji,size=5".parse().unwrap()), vec!["uniform", "gnugo:10"]);
+        assert_eq!(s.anchors(&"sligo,size=5".parse().unwrap()), vec!["uniform"]);
+        let none = AnchorSettings { gnugo_level: None, ..s };
+        assert_eq!(none.anchors(&"ttakji,size=5".parse().unwrap()), vec!["uniform"]);
+    }
+}

@@ -5,6 +5,12 @@
 //! check: the net plays itself at a sweep of komi values around the estimate, and a logistic
 //! fit of Black's win rate against komi gives the crossing with a 95% interval.
 //!
+//! The report also carries the evaluations at every komi of the domain within
+//! [`curve_span`] points of the crossing (`curve`, drawn in `komi.png`): the bisection alone
+//! leaves gaps where the win rate falls. The sweep's games are independent samples
+//! ([`hane_eval::logistic`]'s module docs): openings sampled by the players' own searches,
+//! a seed per game, and a game repeated move for move counted once in the fit.
+//!
 //! With `--evaluator solver` (tiny boards) the exact solution is the evaluator, so the
 //! estimate is the exact fair komi. Writes `komi.json` and `komi.png` into `--out`.
 
@@ -13,10 +19,10 @@ use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_engine::{Komi, Rules};
-use hane_eval::arena::{run_match, MatchSettings};
-use hane_eval::komi::{estimate, KomiEstimate, KomiSearch};
-use hane_eval::logistic::{fit, KomiSample, LogisticFit, Z95};
-use hane_eval::referee::SearchPlayer;
+use hane_eval::komi::{curve, curve_span, estimate, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
+use hane_eval::logistic::{
+    count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
+};
 use hane_eval::search_komi::SearchKomi;
 use hane_eval::solver::{solve, SolveOptions};
 use hane_mcts::RolloutEvaluator;
@@ -83,8 +89,16 @@ impl Method {
 /// The empirical sweep: Black's results at each komi, and the fit.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sweep {
-    /// Games per komi, and the results.
+    /// The distinct games per komi (each move sequence once) and their results: what the
+    /// fit counts as independent samples.
     pub samples: Vec<KomiSample>,
+    /// Every game played per komi, repeats included (empty in reports of older versions,
+    /// whose `samples` counted every game).
+    #[serde(default)]
+    pub played: Vec<KomiSample>,
+    /// Turns at the start of each game chosen with root noise and temperature sampling.
+    #[serde(default)]
+    pub opening_turns: u32,
     /// Visits per move.
     pub visits: u32,
     /// The logistic fit, when the data allow one.
@@ -104,6 +118,11 @@ pub struct KomiReport {
     pub visits: u32,
     /// KataGo's estimate from the searches.
     pub estimate: KomiEstimate,
+    /// Black's win rate at every komi of the domain within [`curve_span`] points of the
+    /// crossing that the estimate could reach, in increasing komi (empty in reports of
+    /// older versions).
+    #[serde(default)]
+    pub curve: Vec<KomiPoint>,
     /// The empirical check, if run.
     pub sweep: Option<Sweep>,
     /// Wall-clock seconds used.
@@ -122,39 +141,44 @@ pub fn komi_report(
     let clock = Instant::now();
     let search = KomiSearch::for_rules(rules);
     let fail = |e: &dyn std::fmt::Display| Failure { code: 1, message: e.to_string() };
-    let estimate = match method {
+    let mut ev: Box<dyn Evaluator> = match method {
         Method::Solver => {
             if rules.size > 5 {
                 return Err(Failure::input("--evaluator solver: boards up to 5x5"));
             }
             let options = SolveOptions { table_bits: 22, ..SolveOptions::default() };
-            let mut s = solve(rules, &options, &mut |_| {}).map_err(|e| fail(&e))?;
-            estimate(&search, &mut s).map_err(|e| fail(&e))?
+            Box::new(solve(rules, &options, &mut |_| {}).map_err(|e| fail(&e))?)
         }
-        _ => {
-            let mut ev = SearchKomi {
-                rules: *rules,
-                evaluator: method.evaluator(rules, seed)?,
-                visits,
-                batch: 8,
-                seed,
-                calls: 0,
-            };
-            let logged = |k: Komi, e: hane_eval::komi::Eval| {
-                eprintln!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead)
-            };
-            let mut traced = |k: Komi| {
-                let e = hane_eval::komi::Evaluator::eval(&mut ev, k);
-                logged(k, e);
-                e
-            };
-            estimate(&search, &mut traced).map_err(|e| fail(&e))?
-        }
+        _ => Box::new(SearchKomi {
+            rules: *rules,
+            evaluator: method.evaluator(rules, seed)?,
+            visits,
+            batch: 8,
+            seed,
+            calls: 0,
+        }),
     };
+    // Every evaluation is printed as it is made, the estimate's and the curve's.
+    let mut traced = |k: Komi| {
+        let e = ev.eval(k);
+        eprintln!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead);
+        e
+    };
+    let estimate = estimate(&search, &mut traced).map_err(|e| fail(&e))?;
     eprintln!(
         "estimate: Black's win rate crosses 50% at komi {:.2} (fair in the domain: {})",
         estimate.crossing, estimate.fair
     );
+    let span = curve_span(rules);
+    eprintln!(
+        "curve: every komi from {:.2} to {:.2} within reach (the estimate's {} evaluations reused)",
+        estimate.crossing - span,
+        estimate.crossing + span,
+        estimate.evaluations.len()
+    );
+    let curve = curve(&search, &estimate, span, &mut traced);
+    let line: Vec<String> = curve.iter().map(|p| format!("{} {:.3}", p.komi, p.eval.win)).collect();
+    eprintln!("curve (komi, Black's win rate): {}", line.join(", "));
     let sweep = if sweep_games == 0 || matches!(method, Method::Solver) {
         None
     } else {
@@ -165,6 +189,7 @@ pub fn komi_report(
         method: method.name(),
         visits: if matches!(method, Method::Solver) { 0 } else { visits },
         estimate,
+        curve,
         sweep,
         seconds: clock.elapsed().as_secs_f64(),
     })
@@ -178,6 +203,9 @@ fn sweep_values(rules: &Rules, center: f64) -> Vec<Komi> {
     v
 }
 
+/// The sweep: at each komi of [`sweep_values`], `games` games of the method's search
+/// against itself (one evaluator per komi, built with a seed of its own), each an independent
+/// sample ([`self_play_game`], [`game_seed`]); the fit counts each distinct game once.
 fn sweep_komi(
     rules: &Rules,
     method: &Method,
@@ -186,37 +214,33 @@ fn sweep_komi(
     visits: u32,
     seed: u64,
 ) -> Result<Sweep, Failure> {
+    let settings = SweepGames::for_board(usize::from(rules.size), games, visits, seed);
     let mut samples = Vec::new();
+    let mut played = Vec::new();
     for k in sweep_values(rules, center) {
         let mut r = *rules;
         r.komi = k;
-        let mut a = SearchPlayer { evaluator: method.evaluator(&r, seed)?, visits, seed, label: "a".into() };
-        let mut b = SearchPlayer {
-            evaluator: method.evaluator(&r, seed + 1)?,
-            visits,
-            seed: seed + 1,
-            label: "b".into(),
-        };
-        let settings = MatchSettings { games, opening_turns: 1, seed };
-        let rep = run_match(&r, &mut a, &mut b, &settings, &mut |_, _| {})
-            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
-        let wins: f64 = rep
-            .games
-            .iter()
-            .map(|g| match g.winner.as_str() {
-                "b" => 1.0,
-                "draw" => 0.5,
-                _ => 0.0,
-            })
-            .sum();
-        eprintln!("sweep: komi {:>6}: Black scored {wins}/{games}", k.as_f64());
-        samples.push(KomiSample { komi: k.as_f64(), wins, games: f64::from(games) });
+        let mut ev = method.evaluator(&r, game_seed(seed, k, u32::MAX))?;
+        let results: Vec<_> = (0..settings.games)
+            .map(|i| self_play_game(&r, &mut ev, visits, settings.opening_turns, game_seed(seed, k, i)))
+            .collect();
+        let (all, distinct) = count_games(k.as_f64(), &results);
+        eprintln!(
+            "sweep: komi {:>6}: Black scored {}/{} ({} distinct games, scoring {})",
+            k.as_f64(),
+            all.wins,
+            all.games,
+            distinct.games,
+            distinct.wins
+        );
+        samples.push(distinct);
+        played.push(all);
     }
     let (fit, fit_error) = match fit(&samples) {
         Ok(f) => (Some(f), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    Ok(Sweep { samples, visits, fit, fit_error })
+    Ok(Sweep { samples, played, opening_turns: settings.opening_turns, visits, fit, fit_error })
 }
 
 /// A line summarising a report.
@@ -236,13 +260,15 @@ pub fn summary_line(r: &KomiReport) -> String {
     s
 }
 
-/// The chart of Black's win rate against komi: the searches' readings, the sweep's games with
-/// 95% intervals (normal approximation, clipped to [0, 1]) and the logistic fit.
+/// The chart of Black's win rate against komi: the searches' readings at every komi of the
+/// curve (the estimate's own evaluations for reports without one), the sweep's distinct
+/// games with 95% intervals (normal approximation, clipped to [0, 1]) and the logistic fit.
 pub fn chart(r: &KomiReport) -> Chart {
-    let mut points: Vec<(f64, f64)> = r.estimate.evaluations.iter().map(|p| (p.komi, p.eval.win)).collect();
+    let source = if r.curve.is_empty() { &r.estimate.evaluations } else { &r.curve };
+    let mut points: Vec<(f64, f64)> = source.iter().map(|p| (p.komi, p.eval.win)).collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut c = Chart::new(format!("Black's win rate against komi: {}", r.rules), "komi", "Black's win rate")
-        .with_series(Series::new("searches from the empty board", points, Style::LineAndMarkers))
+        .with_series(Series::new("from the empty board", points, Style::LineAndMarkers))
         .with_hline(0.5)
         .with_y_range(0.0, 1.0);
     if let Some(sw) = &r.sweep {
@@ -257,7 +283,7 @@ pub fn chart(r: &KomiReport) -> Chart {
                 ((p - half).max(0.0), (p + half).min(1.0))
             })
             .collect();
-        c = c.with_series(Series::markers("self-play games, 95% interval", pts).with_errors(errs));
+        c = c.with_series(Series::markers("self-play (distinct)", pts).with_errors(errs));
         if let Some(f) = &sw.fit {
             let lo = sw.samples.iter().map(|s| s.komi).fold(f64::INFINITY, f64::min);
             let hi = sw.samples.iter().map(|s| s.komi).fold(f64::NEG_INFINITY, f64::max);
@@ -297,4 +323,33 @@ pub fn run(a: Args) -> Result<(), Failure> {
     println!("{}: {}", rules, summary_line(&report));
     println!("report: {}", a.out.join("komi.json").display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_of_older_versions_still_load_and_chart() {
+        // A report written before the curve and the distinct counts existed (as kept in a
+        // run's state.json): it loads, and its chart draws the estimate's evaluations.
+        let old = r#"{"rules": "ttakji,size=3", "method": "m", "visits": 8,
+            "estimate": {"crossing": 9.0, "fair": 9.0, "black_side": 8.0, "white_side": 10.0,
+                "evaluations": [{"komi": 8.0, "eval": {"lead": 1.0, "win": 1.0}},
+                                {"komi": 10.0, "eval": {"lead": -1.0, "win": 0.0}}]},
+            "sweep": {"samples": [{"komi": 8.0, "wins": 3.0, "games": 4.0}], "visits": 4,
+                "fit": null, "fit_error": "x"},
+            "seconds": 1.0}"#;
+        let r: KomiReport = serde_json::from_str(old).unwrap();
+        assert!(r.curve.is_empty());
+        let sw = r.sweep.as_ref().unwrap();
+        assert!(sw.played.is_empty() && sw.opening_turns == 0);
+        let dir = std::env::temp_dir().join(format!("hane-komi-old-{}", std::process::id()));
+        write_report(&r, &dir).unwrap();
+        assert!(dir.join("komi.png").exists());
+        let back: KomiReport =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("komi.json")).unwrap()).unwrap();
+        assert_eq!(back.estimate, r.estimate);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,6 +1,16 @@
 //! A small, fast, seedable random number generator (xoshiro256++), so the engine needs no
 //! dependency and seeded runs are reproducible everywhere.
 
+/// SplitMix64's output for the state `x`: `x` advanced by the golden gamma, then finalised.
+/// A well-spread 64-bit hash, used to seed [`Rng`], to build the Zobrist keys and wherever a
+/// seeded hash of a few integers is needed.
+pub const fn mix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// xoshiro256++ seeded through splitmix64.
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -12,11 +22,9 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         let mut x = seed;
         let mut next = || {
+            let z = mix64(x);
             x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            z
         };
         Rng { s: [next(), next(), next(), next()] }
     }

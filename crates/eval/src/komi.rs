@@ -7,7 +7,8 @@
 //! 1. starts at a komi of the domain and shifts it by the predicted lead, up to
 //!    [`KomiSearch::max_shifts`] times, each shift no larger than the one before;
 //! 2. grows a window of 1, 2, 4, ... domain steps in the direction of the side that is
-//!    ahead until Black's win rate crosses 50%, never past [`KomiSearch::bound`];
+//!    ahead until Black's win rate crosses 50%, never further than the first member past
+//!    [`KomiSearch::bound`] (see [`KomiSearch::bracket_range`]);
 //! 3. bisects over the domain's members for the crossing and interpolates linearly between
 //!    the last two members;
 //! 4. with [`KomiSearch::smooth`] (area scoring, where scores move in steps of 2), uses at
@@ -15,6 +16,9 @@
 //!    step) instead of the raw one, as KataGo does to smooth over the parity of area counts.
 //!
 //! Evaluations are cached per komi, and all of them are returned with the estimate.
+//! [`curve`] then reads the win rate at every member of a range around the crossing
+//! (reusing those evaluations), for charts and for checking the estimate by eye: the
+//! bisection alone leaves gaps exactly where a reader wants to see the curve fall.
 
 use crate::domain::KomiDomain;
 use hane_engine::rules::{Scoring, Variant};
@@ -57,8 +61,9 @@ pub struct KomiSearch {
     pub max_shifts: u32,
     /// How many domain steps the bracket may grow to.
     pub max_window: i64,
-    /// The largest komi magnitude (points) searched: no komi beyond the largest possible
-    /// score difference changes the result, so shifts and the bracket stay within it.
+    /// The largest possible score difference (points): no komi beyond it changes the
+    /// result, so shifts stay within it and the bracket goes at most one member past it
+    /// ([`KomiSearch::bracket_range`]).
     pub bound: f64,
 }
 
@@ -79,7 +84,8 @@ impl KomiSearch {
         }
     }
 
-    /// The indices of the smallest and largest domain members within the bound.
+    /// The indices of the smallest and largest domain members within the bound: where the
+    /// shifts by the lead may land.
     fn index_range(&self) -> (i64, i64) {
         let d = self.domain;
         let half_points = (2.0 * self.bound.abs()).floor() as i32;
@@ -88,6 +94,41 @@ impl KomiSearch {
         let bottom = if d.nth(bottom).0 < -half_points { bottom + 1 } else { bottom };
         (bottom, top)
     }
+
+    /// The indices of the smallest and largest members the bracket may reach: one member
+    /// past the bound on each side.
+    ///
+    /// Why past it: the fair komi can *be* the bound. On 5x5 area Go perfect play gives
+    /// Black the whole board, so Black wins at komi 24, draws at 25 and loses from 26 on;
+    /// under 3x3 area Go the same happens at 9 (`tests/komi_at_the_area.rs`). A net that
+    /// rates komi 25 a little better than even for Black then has its 50% crossing between
+    /// 25 and 26, and only an evaluation at 26 (with smoothing, also at 27) can show it;
+    /// Loose, whose domain steps by 2, needs the member past the area even for an exact
+    /// evaluator whose Black wins at every komi below it. Past the bound the result is
+    /// decided (no score difference exceeds it), so the extra member costs one evaluation
+    /// and cannot move the crossing into komi the board cannot produce by more than one
+    /// step.
+    pub fn bracket_range(&self) -> (i64, i64) {
+        let (bottom, top) = self.index_range();
+        (bottom - 1, top + 1)
+    }
+
+    /// The indices of the smallest and largest members [`estimate`] may evaluate: the
+    /// bracket's range, widened by the smoothing's neighbours.
+    pub fn reach(&self) -> (i64, i64) {
+        let (bottom, top) = self.bracket_range();
+        let s = i64::from(self.smooth);
+        (bottom - s, top + s)
+    }
+}
+
+/// Half the width, in points, of the [`curve`] of a rule set: half the board's area, at
+/// least 6 points (a few members even on tiny boards and in Loose's steps of 2) and at most
+/// 20 (a 19x19 net's curve has long flattened out by then, and each member costs a deep
+/// search).
+pub fn curve_span(rules: &Rules) -> f64 {
+    let area = f64::from(rules.size) * f64::from(rules.size);
+    (area / 2.0).clamp(6.0, 20.0)
 }
 
 /// One evaluation made during the search.
@@ -160,6 +201,7 @@ pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<Ko
     let d = search.domain;
     let (bottom, top) = search.index_range();
     let within = |k: Komi| d.nth(d.index_floor(k).clamp(bottom, top));
+    let (bottom, top) = search.bracket_range();
     let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
     // 1. Shift by the lead.
     let mut k = within(d.nearest(search.start));
@@ -241,6 +283,38 @@ pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<Ko
     })
 }
 
+/// Black's raw win rate at every domain member within `span` points of the estimate's
+/// crossing that [`estimate`] could have evaluated ([`KomiSearch::reach`]), in increasing
+/// komi. Members the estimate evaluated are taken from it; the others are evaluated now,
+/// in order of komi.
+///
+/// The estimate alone evaluates only the bracket and the bisection's points, which leave
+/// gaps exactly where the win rate falls; a curve at every member shows how sharp the fall
+/// is and whether it is monotone, which a single crossing cannot (KataGo's books likewise
+/// report the win rate at the neighbouring integer komi, `pipelines.md` §2).
+pub fn curve(
+    search: &KomiSearch,
+    estimate: &KomiEstimate,
+    span: f64,
+    evaluator: &mut dyn Evaluator,
+) -> Vec<KomiPoint> {
+    let d = search.domain;
+    let (bottom, top) = search.reach();
+    let lo = d.index_floor(Komi((2.0 * (estimate.crossing - span)).ceil() as i32));
+    let lo = if d.nth(lo).as_f64() < estimate.crossing - span { lo + 1 } else { lo };
+    let hi = d.index_floor(Komi((2.0 * (estimate.crossing + span)).floor() as i32));
+    let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
+    for p in &estimate.evaluations {
+        cache.seen.insert((2.0 * p.komi).round() as i32, p.eval);
+    }
+    (lo.max(bottom)..=hi.min(top))
+        .map(|i| {
+            let k = d.nth(i);
+            KomiPoint { komi: k.as_f64(), eval: cache.get(k) }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,9 +357,9 @@ mod tests {
 
     #[test]
     fn the_search_stays_within_the_bound() {
-        // A lead far beyond the board and a Black win at every komi: the search gives up at
-        // the bound (25, a 5x5 board's area), evaluating nothing further out than one domain
-        // step past it (the smoothing's neighbour).
+        // A lead far beyond the board and a Black win at every komi: the search gives up one
+        // member past the bound (25, a 5x5 board's area), evaluating nothing further out
+        // than the smoothing's neighbour of that member.
         for smoothing in [false, true] {
             let mut s = search(KomiDomain::Integers, 7.0, smoothing);
             s.bound = 25.0;
@@ -294,12 +368,95 @@ mod tests {
                 asked.push(k.as_f64());
                 Eval { lead: 1000.0, win: 1.0 }
             };
-            assert_eq!(estimate(&s, &mut always_black), Err(KomiError::NoCrossing { komi: 25.0 }));
-            assert!(asked.iter().all(|k| k.abs() <= 26.0), "{asked:?}");
+            assert_eq!(estimate(&s, &mut always_black), Err(KomiError::NoCrossing { komi: 26.0 }));
+            let reach = if smoothing { 27.0 } else { 26.0 };
+            assert!(asked.iter().all(|k| k.abs() <= reach), "{asked:?}");
+            assert!(asked.contains(&reach), "{asked:?}");
             // Within the bound the crossing is found as before.
             let est = estimate(&s, &mut smooth(-24.0)).unwrap();
             assert!((est.crossing + 24.0).abs() < 0.2, "{est:?}");
         }
+    }
+
+    /// Perfect play where Black takes the whole 5x5 board (area 25): Black wins below 25,
+    /// draws at 25, loses above; `at_area` replaces the win rate at 25 (a net that does not
+    /// see the draw exactly). The lead is Black's margin minus komi, or 0 (a lead that says
+    /// nothing) when `lying`.
+    fn whole_board(at_area: f64, lying: bool) -> impl FnMut(Komi) -> Eval {
+        move |k: Komi| {
+            let k = k.as_f64();
+            let win = if k < 25.0 {
+                1.0
+            } else if k == 25.0 {
+                at_area
+            } else {
+                0.0
+            };
+            Eval { lead: if lying { 0.0 } else { 25.0 - k }, win }
+        }
+    }
+
+    #[test]
+    fn a_crossing_at_the_bound_is_found() {
+        for smoothing in [false, true] {
+            for (start, lying) in [(7.0, false), (7.0, true), (-20.0, true), (40.0, true)] {
+                let mut s = search(KomiDomain::Integers, start, smoothing);
+                s.bound = 25.0;
+                // The exact result: the crossing is the area.
+                let est = estimate(&s, &mut whole_board(0.5, lying)).unwrap();
+                assert_eq!((est.crossing, est.fair), (25.0, 25.0), "{smoothing} {start}: {est:?}");
+                // A net that rates komi 25 as 0.8 for Black: the crossing lies between 25
+                // and 26, and finding it needs the win rate at 26 (and 27 when smoothing).
+                // Smoothed: f(25) = (1 + 1.6 + 0) / 4 - 0.5 = 0.15, f(26) = 0.8 / 4 - 0.5
+                // = -0.3, so 25 + 0.15 / 0.45; raw: 0.3 / 0.8 past 25.
+                let est = estimate(&s, &mut whole_board(0.8, lying)).unwrap();
+                let want = if smoothing { 25.0 + 1.0 / 3.0 } else { 25.375 };
+                assert!((est.crossing - want).abs() < 1e-12, "{smoothing} {start}: {est:?}");
+                assert_eq!((est.black_side, est.white_side, est.fair), (25.0, 26.0, 25.0));
+            }
+        }
+        // Loose: even komi only, and Black wins every even komi up to the area 25 (an equal
+        // count cannot happen); the crossing lies between 24 and 26, past the bound.
+        let mut s = search(KomiDomain::EvenIntegers, 0.0, false);
+        s.bound = 25.0;
+        let mut e = |k: Komi| Eval { lead: 0.0, win: if k.as_f64() < 25.0 { 1.0 } else { 0.0 } };
+        let est = estimate(&s, &mut e).unwrap();
+        assert_eq!((est.black_side, est.white_side, est.crossing, est.fair), (24.0, 26.0, 25.0, 24.0));
+    }
+
+    #[test]
+    fn the_curve_covers_the_span_within_reach() {
+        let mut s = search(KomiDomain::Integers, 7.0, true);
+        s.bound = 25.0;
+        let calls = std::cell::RefCell::new(Vec::new());
+        let mut e = |k: Komi| {
+            calls.borrow_mut().push(k.as_f64());
+            whole_board(0.5, false)(k)
+        };
+        let est = estimate(&s, &mut e).unwrap();
+        let before = calls.borrow().len();
+        let c = curve(&s, &est, 12.5, &mut e);
+        let calls = calls.into_inner();
+        // 12.5 to 37.5 around 25, clipped at 27 (the member past the bound and its
+        // smoothing neighbour).
+        let ks: Vec<f64> = c.iter().map(|p| p.komi).collect();
+        assert_eq!(ks, (13..=27).map(f64::from).collect::<Vec<_>>());
+        assert!(c.iter().all(|p| p.eval == whole_board(0.5, false)(Komi::from_f64(p.komi).unwrap())));
+        // Only members the estimate did not evaluate are evaluated again, once each.
+        let new: Vec<f64> = calls[before..].to_vec();
+        assert!(new.iter().all(|k| !est.evaluations.iter().any(|p| p.komi == *k)), "{new:?}");
+        assert_eq!(before + new.len(), calls.len());
+        assert_eq!(
+            new.len() + est.evaluations.iter().filter(|p| (13.0..=27.0).contains(&p.komi)).count(),
+            15
+        );
+        // Loose's members step by 2; the bound clips below as well.
+        let mut s = search(KomiDomain::EvenIntegers, 0.0, false);
+        s.bound = 9.0;
+        let mut e = |k: Komi| Eval { lead: 0.0, win: if k.as_f64() < 7.0 { 1.0 } else { 0.0 } };
+        let est = estimate(&s, &mut e).unwrap();
+        let ks: Vec<f64> = curve(&s, &est, 20.0, &mut e).iter().map(|p| p.komi).collect();
+        assert_eq!(ks, vec![-10.0, -8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
     }
 
     #[test]

@@ -7,9 +7,28 @@
 //! Newton's method with step halving. The crossing `k* = k̄ - a / b` is where `p = 1/2`; its
 //! standard error is the delta method's, `sqrt(g' C g)` with `g = (-1/b, a/b²)` and `C` the
 //! inverse of the observed information, and the interval is `k* ± 1.96 se`.
+//!
+//! # Independent games
+//!
+//! The interval is only as good as the assumption that every game is an independent sample.
+//! A deterministic net playing itself from the empty board plays one game, however often it
+//! is asked; opening each game with one uniformly random point varies the games but biases
+//! them (that point is Black's first move, usually worse than Black's best, so Black's win
+//! rate and the fitted komi come out low). [`self_play_game`] varies the games the way
+//! KataGo's self-play does (paper App. D): during the first [`SweepGames::opening_turns`]
+//! turns each side's search runs with root noise and its move is sampled from the visit
+//! distribution at KataGo's decaying temperature, so the openings are moves the net itself
+//! considers, for both colours alike; later turns are the search's best move. Every game gets
+//! its own seed ([`game_seed`]). Games that still coincide move for move are one sample, not
+//! several: [`count_games`] counts each distinct move sequence once, and only those counts
+//! go into the fit.
 
 use crate::linalg::invert;
+use crate::referee::GameResult;
+use hane_engine::{Game, GameState, Komi, Rules};
+use hane_mcts::{temperature, Search, SearchConfig, TemperatureSchedule};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The 97.5% quantile of the standard normal, for 95% two-sided intervals.
@@ -155,6 +174,100 @@ pub fn fit(samples: &[KomiSample]) -> Result<LogisticFit, FitError> {
     })
 }
 
+/// How the sweep's games at one komi are played (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepGames {
+    /// Games per komi.
+    pub games: u32,
+    /// Visits per decision.
+    pub visits: u32,
+    /// Turns at the start of each game chosen with root noise and temperature sampling.
+    pub opening_turns: u32,
+    /// Seed of the games ([`game_seed`]).
+    pub seed: u64,
+}
+
+impl SweepGames {
+    /// The sweep's settings on an `n x n` board: `n` sampled opening turns, KataGo's
+    /// temperature half-life (paper App. D), after which the temperature has fallen from 0.8
+    /// to 0.5 and the opening has left the empty board behind.
+    pub fn for_board(size: usize, games: u32, visits: u32, seed: u64) -> SweepGames {
+        SweepGames { games, visits, opening_turns: size as u32, seed }
+    }
+}
+
+/// The seed of game `game` at komi `komi` of a sweep seeded with `seed`: distinct per game
+/// and per komi (a splitmix64 mix), so no two games share their searches' noise.
+pub fn game_seed(seed: u64, komi: Komi, game: u32) -> u64 {
+    hane_engine::rng::mix64(mix64_pair(seed ^ mix64_pair(i64::from(komi.0) as u64, u64::from(game)), 0))
+}
+
+/// A hash of two integers (each through [`hane_engine::rng::mix64`]).
+fn mix64_pair(a: u64, b: u64) -> u64 {
+    hane_engine::rng::mix64(a) ^ hane_engine::rng::mix64(b ^ 0x5851_F42D_4C95_7F2D).rotate_left(32)
+}
+
+/// One game of `evaluator`'s search against itself from the empty board (both colours),
+/// seeded with `seed`: the first `opening_turns` turns explore (root noise, a move sampled
+/// at KataGo's temperature for the turn), the rest take the most visited move. Every
+/// decision is a fresh search of `visits` visits, as [`crate::referee::SearchPlayer`] plays.
+pub fn self_play_game<E: hane_mcts::Evaluator<GameState>>(
+    rules: &Rules,
+    evaluator: &mut E,
+    visits: u32,
+    opening_turns: u32,
+    seed: u64,
+) -> GameResult {
+    let mut g = GameState::new(*rules);
+    let size = g.geo().size();
+    let schedule = TemperatureSchedule::for_board(size);
+    let mut moves = Vec::new();
+    let mut decision = 0u64;
+    while !g.is_over() {
+        let turn = g.turns();
+        let explore = turn < opening_turns;
+        let cfg = SearchConfig::for_board(size).with_noise(explore);
+        decision += 1;
+        let mut s = Search::new(g.clone(), cfg, seed.wrapping_add(decision));
+        s.run(evaluator, visits, 8);
+        let a = s.select_action(if explore { temperature(turn, schedule) } else { 0.0 });
+        moves.push(a.name(g.geo()));
+        g.play(a).expect("the search chooses legal actions");
+    }
+    let score = g.score();
+    GameResult {
+        black: "self-play".into(),
+        white: "self-play".into(),
+        winner: score.winner.letter().into(),
+        margin_black: score.margin_black(),
+        turns: g.turns(),
+        forfeit: None,
+        moves,
+    }
+}
+
+/// Black's score in one game: 1 for a win, 1/2 for a draw, 0 for a loss.
+pub fn black_score(g: &GameResult) -> f64 {
+    match g.winner.as_str() {
+        "b" => 1.0,
+        "draw" => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// The games at one komi as samples: `(played, distinct)`, where `played` counts every
+/// game and `distinct` each distinct move sequence once (identical sequences have the same
+/// result). `distinct` is what the fit may count as independent (see the module docs).
+pub fn count_games(komi: f64, games: &[GameResult]) -> (KomiSample, KomiSample) {
+    let mut unique: BTreeMap<&[String], f64> = BTreeMap::new();
+    for g in games {
+        unique.insert(&g.moves, black_score(g));
+    }
+    let played = KomiSample { komi, wins: games.iter().map(black_score).sum(), games: games.len() as f64 };
+    let distinct = KomiSample { komi, wins: unique.values().sum(), games: unique.len() as f64 };
+    (played, distinct)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +323,59 @@ mod tests {
         }
         let rate = covered as f64 / f64::from(reps);
         assert!((0.91..=0.985).contains(&rate), "coverage {rate}");
+    }
+
+    fn game(moves: &[&str], winner: &str) -> GameResult {
+        GameResult {
+            black: "x".into(),
+            white: "x".into(),
+            winner: winner.into(),
+            margin_black: 0.0,
+            turns: moves.len() as u32,
+            forfeit: None,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn repeated_games_count_once() {
+        let games = [
+            game(&["c3", "b2"], "b"),
+            game(&["c3", "b2"], "b"),
+            game(&["b2", "c3"], "w"),
+            game(&["c3", "d4"], "draw"),
+            game(&["c3", "b2"], "b"),
+        ];
+        let (played, distinct) = count_games(7.0, &games);
+        assert_eq!(played, KomiSample { komi: 7.0, wins: 3.5, games: 5.0 });
+        assert_eq!(distinct, KomiSample { komi: 7.0, wins: 1.5, games: 3.0 });
+    }
+
+    #[test]
+    fn sweep_games_are_distinct_samples() {
+        // A deterministic evaluator: without exploring openings and with one seed every
+        // game is the same one (the old sweep's failure: one game counted as many), and
+        // counts once; with exploring openings and a seed per game, the games differ, in
+        // both colours' moves.
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let k = Komi(14);
+        let play = |opening: u32, i: u32| {
+            let seed = game_seed(1, k, i);
+            self_play_game(&rules, &mut hane_mcts::UniformEvaluator, 32, opening, seed)
+        };
+        let fixed: Vec<GameResult> = (0..4).map(|_| play(0, 0)).collect();
+        let (played, distinct) = count_games(7.0, &fixed);
+        assert_eq!((played.games, distinct.games), (4.0, 1.0));
+        let varied: Vec<GameResult> = (0..8).map(|i| play(5, i)).collect();
+        let (_, distinct) = count_games(7.0, &varied);
+        assert!(distinct.games >= 6.0, "{distinct:?}");
+        let first: std::collections::BTreeSet<&String> = varied.iter().map(|g| &g.moves[0]).collect();
+        let second: std::collections::BTreeSet<&String> = varied.iter().map(|g| &g.moves[1]).collect();
+        assert!(first.len() > 1 && second.len() > 1, "{first:?} {second:?}");
+        // Seeds differ per game and per komi, and repeat for the same game.
+        assert_ne!(game_seed(1, k, 0), game_seed(1, k, 1));
+        assert_ne!(game_seed(1, k, 0), game_seed(1, Komi(16), 0));
+        assert_eq!(play(5, 3), varied[3]);
     }
 
     #[test]

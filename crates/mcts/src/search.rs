@@ -46,7 +46,7 @@ use crate::noise::dirichlet;
 use crate::target::{self, ChildInfo};
 use crate::tree::{Kind, Tree, NONE};
 use crate::value::{utility, BlackValue, RootValue};
-use hane_engine::rng::Rng;
+use hane_engine::rng::{mix64, Rng};
 use hane_engine::{Color, Game};
 
 /// Names a leaf handed out by [`Search::gather`], to give back to [`Search::apply`].
@@ -112,7 +112,7 @@ impl<G: Game> Search<G> {
             root_priors: Vec::new(),
             center_black: 0.0,
             pending: 0,
-            tie_salt: mix(seed ^ 0x7E1E_B4EA_C0FF_EE00),
+            tie_salt: mix64(seed ^ 0x7E1E_B4EA_C0FF_EE00),
         }
     }
 
@@ -477,7 +477,7 @@ impl<G: Game> Search<G> {
     /// earlier edge made self-play open in the first row of the board in 96 games of 120;
     /// the hash picks uniformly among the tied edges and stays the same for a given seed.
     fn tie_rank(&self, e: usize) -> u64 {
-        mix(self.tie_salt ^ e as u64)
+        mix64(self.tie_salt ^ e as u64)
     }
 
     /// Weights over root edges for the target and the move choice.
@@ -546,12 +546,4 @@ fn node_kind<G: Game>(g: &G) -> Kind {
     } else {
         Kind::Unexpanded
     }
-}
-
-/// splitmix64's finaliser: a well-spread 64-bit hash of `x`.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }

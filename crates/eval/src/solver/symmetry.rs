@@ -4,6 +4,7 @@
 //! action and the dependencies do) is mapped into that frame and back.
 
 use super::deps::Stones;
+use hane_engine::rng::mix64;
 use hane_engine::symmetry::Symmetry;
 use hane_engine::{Action, Color, Game, GameState, Geometry, Phase};
 
@@ -48,19 +49,19 @@ impl Frames {
     /// passes, the Sligo phase and, if given, the legal actions (which show a ko ban).
     pub fn key(&self, g: &GameState, st: Stones, s: Symmetry, legal: Option<&[Action]>) -> u64 {
         let dense = |p| u64::from(self.perm[s.index()][self.geo.dense(p)]);
-        let mut key =
-            mix(self.map(s, st.black)) ^ mix(self.map(s, st.white) ^ 0x5555_5555_5555_5555).rotate_left(17);
+        let mut key = mix64(self.map(s, st.black))
+            ^ mix64(self.map(s, st.white) ^ 0x5555_5555_5555_5555).rotate_left(17);
         if g.to_move() == Color::White {
             key ^= 0xA3B1_95F0_5E3D_C7A1;
         }
-        key ^= mix(0x1000 + u64::from(g.passes()));
+        key ^= mix64(0x1000 + u64::from(g.passes()));
         key ^= match g.phase() {
             Phase::Start => 0,
-            Phase::Place(None) => mix(0x2000),
-            Phase::Place(Some((f, t))) => mix(0x3000 + 64 * dense(f) + dense(t)),
+            Phase::Place(None) => mix64(0x2000),
+            Phase::Place(Some((f, t))) => mix64(0x3000 + 64 * dense(f) + dense(t)),
         };
         for &a in legal.unwrap_or(&[]) {
-            key ^= mix(0x10_0000 + g.action_index(s.apply_action(self.geo, a)) as u64);
+            key ^= mix64(0x10_0000 + g.action_index(s.apply_action(self.geo, a)) as u64);
         }
         key
     }
@@ -75,14 +76,6 @@ impl Frames {
     pub fn action_index(&self, g: &GameState, s: Symmetry, a: Action) -> u16 {
         g.action_index(s.apply_action(self.geo, a)) as u16
     }
-}
-
-/// A 64-bit mix (SplitMix64's finaliser).
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -17,9 +17,10 @@ use std::path::Path;
 pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 
 /// Loads the net of a checkpoint for `rules` on the best device, reporting a bad file as
-/// input error.
+/// input error. Its searches evaluate a few positions at a time, which one libtorch thread
+/// serves best (more spend their time waking each other).
 pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
-    let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 0)
+    let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 1)
         .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     Ok(Box::new(ev))
 }

@@ -7,8 +7,8 @@
 //! win/draw/loss probabilities and the score in points, all for the side to move.
 //!
 //! tch tensors are `Send` but not `Sync`, so an evaluator is owned by one inference thread;
-//! run several evaluators (each with its own network) for several threads. Set libtorch's
-//! thread count once at start-up with [`crate::init_threads`].
+//! run several evaluators (each with its own network) for several threads. Each sets
+//! libtorch's thread count for its own thread ([`crate::init_threads`]).
 
 use crate::model::{input_tensors, Network};
 use crate::NnError;
@@ -47,8 +47,8 @@ impl NetEvaluator {
     }
 
     /// Loads the checkpoint at `path` for `rules` on `device` (see [`crate::device`]), after
-    /// setting libtorch's threads ([`crate::init_threads`]; only the first call in a process
-    /// sets them). Call it on the inference thread that will own the evaluator.
+    /// setting libtorch's threads for the calling thread ([`crate::init_threads`]). Call it on
+    /// the inference thread that will own the evaluator.
     pub fn load(path: &Path, rules: &Rules, device: &str, threads: usize) -> Result<NetEvaluator, NnError> {
         crate::init_threads(threads);
         let device = crate::device(device)?;

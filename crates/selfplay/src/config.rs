@@ -43,6 +43,11 @@ pub struct SelfplayConfig {
     /// Turns over which the temperature's distance to `temperature_late` halves (0: the
     /// board size).
     pub temperature_halflife: f32,
+    /// Weight of the score term in the searches' utility (KataGo's self-play: 0.4; see
+    /// [`SearchConfig::score_utility_weight`]). Larger values keep a side that is clearly
+    /// winning or losing playing for points, so games at a komi far from fair are played as
+    /// well as games near it.
+    pub score_utility: f32,
     /// Turn cap per game (0 = the rule set's own cap).
     pub max_turns: u32,
     /// Seed of everything random in the run.
@@ -68,6 +73,7 @@ impl Default for SelfplayConfig {
             temperature_early: 0.8,
             temperature_late: 0.2,
             temperature_halflife: 0.0,
+            score_utility: 0.4,
             max_turns: 0,
             seed: 1,
         }
@@ -107,6 +113,9 @@ impl SelfplayConfig {
                 return Err(format!("{name}: must be in 0..=10, got {t}"));
             }
         }
+        if !(0.0..=10.0).contains(&self.score_utility) {
+            return Err(format!("score_utility: must be in 0..=10, got {}", self.score_utility));
+        }
         if !(0.0..=1000.0).contains(&self.temperature_halflife) {
             return Err(format!(
                 "temperature_halflife: must be in 0..=1000, got {}",
@@ -128,7 +137,7 @@ impl SelfplayConfig {
 
     /// The search parameters for this board.
     pub fn search(&self, size: usize) -> SearchConfig {
-        SearchConfig::for_board(size)
+        SearchConfig { score_utility_weight: self.score_utility, ..SearchConfig::for_board(size) }
     }
 
     /// Playout cap randomisation settings.

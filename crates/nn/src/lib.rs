@@ -111,6 +111,21 @@ mod tests {
         if !tch::Cuda::is_available() {
             assert!(device("cuda:0").is_err());
         }
-        assert_eq!(init_threads(0), init_threads(7), "the first call wins");
+    }
+
+    #[test]
+    fn threads_are_set_per_thread() {
+        // Each thread keeps its own count: a one-thread inference thread beside a trainer
+        // thread on every core.
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        assert_eq!(init_threads(0), cores);
+        assert_eq!(tch::get_num_threads() as usize, cores);
+        let other = std::thread::spawn(|| {
+            init_threads(1);
+            tch::get_num_threads()
+        });
+        assert_eq!(other.join().unwrap(), 1);
+        assert_eq!(init_threads(3), 3);
+        assert_eq!(tch::get_num_threads(), 3);
     }
 }

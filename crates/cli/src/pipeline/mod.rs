@@ -182,12 +182,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             st.save(&run_dir)?;
         }
         if cfg.pipeline.komi_visits > 0 {
-            // The best net, or while none has passed a gate the newest candidate: the estimate
-            // reads what the trained nets learned, whoever plays self-play.
-            let mut best = st.best_after(i + 1);
-            if best == BASELINE {
-                best = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
-            }
+            let best = st.komi_net(i).unwrap_or_default();
             if best.is_empty() {
                 st.generations[i].komi_error = Some("no net trained yet".into());
                 st.save(&run_dir)?;
@@ -468,4 +463,59 @@ fn gate(
         if accepted { "accepted" } else { "rejected" }
     );
     Ok(GateDone { results: w, accepted, komi })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_steps_follow_the_new_rows() {
+        let mut cfg =
+            config::parse("[train]\nbatch_size = 100\nsteps = 7\n[loop]\nsamples_per_row = 4.0\n").unwrap();
+        assert_eq!(generation_steps(&cfg, 1000), 40);
+        assert_eq!(generation_steps(&cfg, 1001), 41);
+        assert_eq!(generation_steps(&cfg, 0), 7, "no rows counted: the fixed steps");
+        cfg.pipeline.samples_per_row = 0.0;
+        assert_eq!(generation_steps(&cfg, 1000), 7);
+    }
+
+    #[test]
+    fn self_play_is_centred_on_the_newest_estimate_within_the_board() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        assert_eq!(centre_komi(&[], &rules), None);
+        let estimate = |crossing: f64| {
+            let mut g = Generation {
+                index: 0,
+                player: BASELINE.into(),
+                selfplay: None,
+                train: None,
+                gate: None,
+                komi: None,
+                komi_error: None,
+                anchors: Vec::new(),
+            };
+            let search = hane_eval::komi::KomiSearch::for_rules(&rules);
+            let mut ev = |k: hane_engine::Komi| hane_eval::komi::Eval {
+                lead: crossing - k.as_f64(),
+                win: 1.0 / (1.0 + ((k.as_f64() - crossing) / 2.0).exp()),
+            };
+            let est = hane_eval::komi::estimate(&search, &mut ev).unwrap();
+            g.komi = Some(crate::komi_cmd::KomiReport {
+                rules: rules.to_string(),
+                method: "test".into(),
+                visits: 1,
+                estimate: est,
+                curve: Vec::new(),
+                sweep: None,
+                seconds: 0.0,
+            });
+            g
+        };
+        let gens = [estimate(10.2), estimate(24.8)];
+        assert_eq!(centre_komi(&gens, &rules), Some(25.0), "the newest, rounded into the domain");
+        assert_eq!(centre_komi(&gens[..1], &rules), Some(10.0));
+        let no_estimate = Generation { komi: None, ..gens[0].clone() };
+        assert_eq!(centre_komi(&[gens[1].clone(), no_estimate], &rules), Some(25.0));
+    }
 }

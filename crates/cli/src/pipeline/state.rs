@@ -138,6 +138,18 @@ impl RunState {
             .unwrap_or_else(|| BASELINE.into())
     }
 
+    /// The net whose komi estimate generation `i` reports: the best net after it, or while
+    /// none has passed a gate its own candidate, so that the estimate reads what the trained
+    /// nets learned whoever plays self-play (a run whose candidates all fail would otherwise
+    /// never estimate, and never move its self-play komi). `None` before any training.
+    pub fn komi_net(&self, i: usize) -> Option<String> {
+        let best = self.best_after(i + 1);
+        if best != BASELINE {
+            return Some(best);
+        }
+        self.generations.get(i)?.train.as_ref().map(|t| t.candidate.clone())
+    }
+
     /// The Elo of the best player after each decided generation, relative to the baseline:
     /// accepted candidates form a chain, each gated against the one before, and the chain is
     /// fitted by maximum likelihood with one virtual draw added to every match (a weak prior
@@ -204,5 +216,24 @@ mod tests {
         assert_eq!(chain[1].1, chain[0].1, "a rejection keeps the best");
         assert!((chain[2].1.elo - e0 - d(6.5 / 11.0)).abs() < 1e-6, "{chain:?}");
         assert!(chain[2].1.low < chain[2].1.elo && chain[2].1.stderr > chain[0].1.stderr);
+    }
+
+    #[test]
+    fn the_komi_is_estimated_even_when_every_candidate_fails() {
+        let rejected = RunState {
+            rules: "r".into(),
+            generations: vec![generation(0, false, 1, 9), generation(1, false, 2, 8)],
+        };
+        assert_eq!(rejected.best_after(2), BASELINE);
+        assert_eq!(rejected.komi_net(0).as_deref(), Some("models/gen-000.safetensors"));
+        assert_eq!(rejected.komi_net(1).as_deref(), Some("models/gen-001.safetensors"));
+        let mut untrained = rejected.clone();
+        untrained.generations[1].train = None;
+        assert_eq!(untrained.komi_net(1), None);
+        let accepted = RunState {
+            rules: "r".into(),
+            generations: vec![generation(0, true, 9, 1), generation(1, false, 2, 8)],
+        };
+        assert_eq!(accepted.komi_net(1).as_deref(), Some("models/gen-000.safetensors"));
     }
 }

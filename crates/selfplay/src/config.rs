@@ -48,6 +48,10 @@ pub struct SelfplayConfig {
     /// winning or losing playing for points, so games at a komi far from fair are played as
     /// well as games near it.
     pub score_utility: f32,
+    /// Weight of the search's own win/draw/loss in each row's value target (the rest is the
+    /// game's result): the result of one game carries every later exploratory move of both
+    /// sides, the search judges the position as it would be played (0: the result only).
+    pub value_search_mix: f32,
     /// Turn cap per game (0 = the rule set's own cap).
     pub max_turns: u32,
     /// Seed of everything random in the run.
@@ -74,6 +78,7 @@ impl Default for SelfplayConfig {
             temperature_late: 0.2,
             temperature_halflife: 0.0,
             score_utility: 0.4,
+            value_search_mix: 0.0,
             max_turns: 0,
             seed: 1,
         }
@@ -106,6 +111,7 @@ impl SelfplayConfig {
             return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
         }
         unit("komi_wide", self.komi_wide)?;
+        unit("value_search_mix", self.value_search_mix)?;
         for (name, t) in
             [("temperature_early", self.temperature_early), ("temperature_late", self.temperature_late)]
         {

@@ -101,7 +101,7 @@ impl Shared {
         end: Ending,
         would_resign: Option<Color>,
     ) {
-        let rows = record::rows(game, pending, end);
+        let rows = record::rows(game, pending, end, self.cfg.value_search_mix);
         let size = game.geo().size();
         let rules = game.rules().to_string();
         let name = format!("g{id:08}");

@@ -68,7 +68,7 @@ impl Slot {
     fn move_now(&mut self, shared: &Shared) -> Option<Ending> {
         let g = &self.game;
         if self.full {
-            self.rows.push(record::pending_row(g, &self.search.policy_target()));
+            self.rows.push(record::pending_row(g, &self.search.policy_target(), best_move_wdl(&self.search)));
         }
         let mover = g.to_move();
         if g.phase() == Phase::Start {
@@ -103,6 +103,18 @@ impl Slot {
         self.new_budget(shared);
         None
     }
+}
+
+/// The search's win/draw/loss for the player to move, read at its most visited move (the
+/// root's mean includes the exploration of poor moves), or at the root before any move has
+/// visits.
+fn best_move_wdl(search: &Search<GameState>) -> [f32; 3] {
+    search
+        .root_children()
+        .into_iter()
+        .filter(|c| c.visits > 0)
+        .max_by_key(|c| c.visits)
+        .map_or_else(|| search.root_value().wdl, |c| c.wdl)
 }
 
 /// Runs games until there are none left to start (or a stop is requested) and all of this

@@ -117,6 +117,10 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
         None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
     };
+    if model.is_none() && a.evaluator == "uniform" {
+        // The uniform evaluator values every leaf as a draw: no opinion to mix into targets.
+        cfg.value_search_mix = 0.0;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))

@@ -307,6 +307,9 @@ fn selfplay(
         println!("self-play komi centred on the latest estimate, {k}");
     }
     let fac: EvaluatorFactory = if player == BASELINE {
+        // Search without a net has no opinion of a position (every leaf a draw): its value
+        // would only pull the targets towards draws.
+        sp.value_search_mix = 0.0;
         Box::new(|| Box::new(UniformEvaluator))
     } else {
         model_factory(&run_dir.join(player), *rules)?

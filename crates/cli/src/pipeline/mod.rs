@@ -131,16 +131,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     for g in 0..cfg.pipeline.generations {
         let i = g as usize;
         if i == st.generations.len() {
-            st.generations.push(Generation {
-                index: g,
-                player: st.best_after(i),
-                selfplay: None,
-                train: None,
-                gate: None,
-                komi: None,
-                komi_error: None,
-                anchors: Vec::new(),
-            });
+            st.generations.push(Generation::new(g, st.best_after(i)));
             st.save(&run_dir)?;
         }
         let anchor_settings = anchor_settings(&cfg);
@@ -488,16 +479,7 @@ mod tests {
         let rules: Rules = "ttakji,size=5".parse().unwrap();
         assert_eq!(centre_komi(&[], &rules), None);
         let estimate = |crossing: f64| {
-            let mut g = Generation {
-                index: 0,
-                player: BASELINE.into(),
-                selfplay: None,
-                train: None,
-                gate: None,
-                komi: None,
-                komi_error: None,
-                anchors: Vec::new(),
-            };
+            let mut g = Generation::new(0, BASELINE.into());
             let search = hane_eval::komi::KomiSearch::for_rules(&rules);
             let mut ev = |k: hane_engine::Komi| hane_eval::komi::Eval {
                 lead: crossing - k.as_f64(),

@@ -47,6 +47,20 @@ pub struct Generation {
 }
 
 impl Generation {
+    /// A generation begun by `player`, nothing finished yet.
+    pub fn new(index: u32, player: String) -> Generation {
+        Generation {
+            index,
+            player,
+            selfplay: None,
+            train: None,
+            gate: None,
+            komi: None,
+            komi_error: None,
+            anchors: Vec::new(),
+        }
+    }
+
     /// Whether every phase is finished (the komi estimate made or failed, or not wanted; the
     /// `anchors` anchor matches played).
     pub fn finished(&self, komi_wanted: bool, anchors: usize) -> bool {
@@ -177,9 +191,6 @@ mod tests {
 
     fn generation(index: u32, accepted: bool, wins: u32, losses: u32) -> Generation {
         Generation {
-            index,
-            player: String::new(),
-            selfplay: None,
             train: Some(TrainDone {
                 step: 0,
                 candidate: format!("models/gen-{index:03}.safetensors"),
@@ -187,9 +198,7 @@ mod tests {
                 seconds: 0.0,
             }),
             gate: Some(GateDone { results: Wdl { wins, draws: 0, losses }, accepted, komi: None }),
-            komi: None,
-            komi_error: None,
-            anchors: Vec::new(),
+            ..Generation::new(index, String::new())
         }
     }
 

@@ -59,10 +59,7 @@ impl<E: hane_mcts::Evaluator<GameState>> Evaluator for SearchKomi<E> {
 /// been visited. See the module docs for why not the root's mean.
 pub fn best_child_value(s: &Search<GameState>) -> Eval {
     let win = |wdl: [f32; 3]| f64::from(wdl[0]) + 0.5 * f64::from(wdl[1]);
-    let best = s.root_children().into_iter().filter(|c| c.visits > 0).max_by(|a, b| {
-        a.visits.cmp(&b.visits).then(win(a.wdl).total_cmp(&win(b.wdl))).then(a.score.total_cmp(&b.score))
-    });
-    match best {
+    match s.most_visited_child() {
         Some(c) => Eval { lead: f64::from(c.score), win: win(c.wdl) },
         None => {
             let v = s.root_value();

@@ -339,6 +339,17 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// The root's most visited child (on a tie in visits, the better for the root player:
+    /// win rate with draws as half, then score), or `None` before any child has a visit.
+    /// Its statistics say what the position is worth as the search would play it; the
+    /// root's mean ([`Search::root_value`]) also averages in the exploration of poor moves.
+    pub fn most_visited_child(&self) -> Option<ChildStats<G::Action>> {
+        let win = |c: &ChildStats<G::Action>| c.wdl[0] + 0.5 * c.wdl[1];
+        self.root_children().into_iter().filter(|c| c.visits > 0).max_by(|a, b| {
+            a.visits.cmp(&b.visits).then(win(a).total_cmp(&win(b))).then(a.score.total_cmp(&b.score))
+        })
+    }
+
     /// Per-action statistics of the root, in legal-action order, from the root player's
     /// view.
     pub fn root_children(&self) -> Vec<ChildStats<G::Action>> {

@@ -105,16 +105,10 @@ impl Slot {
     }
 }
 
-/// The search's win/draw/loss for the player to move, read at its most visited move (the
-/// root's mean includes the exploration of poor moves), or at the root before any move has
-/// visits.
+/// The search's win/draw/loss for the player to move, read at its most visited move
+/// ([`Search::most_visited_child`]), or at the root before any move has visits.
 fn best_move_wdl(search: &Search<GameState>) -> [f32; 3] {
-    search
-        .root_children()
-        .into_iter()
-        .filter(|c| c.visits > 0)
-        .max_by_key(|c| c.visits)
-        .map_or_else(|| search.root_value().wdl, |c| c.wdl)
+    search.most_visited_child().map_or_else(|| search.root_value().wdl, |c| c.wdl)
 }
 
 /// Runs games until there are none left to start (or a stop is requested) and all of this

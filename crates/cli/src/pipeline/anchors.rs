@@ -4,15 +4,15 @@
 //! in every generation, so the per-generation ratings are comparable and no match stops
 //! early on a lucky streak. Each match is resumable game by game like the gate.
 
+use super::matches::play_resumable;
 use super::state::BASELINE;
 use crate::players::{net, player};
 use crate::Failure;
-use hane_data::shard::write_atomic;
 use hane_engine::rules::Variant;
 use hane_engine::Rules;
-use hane_eval::arena::{play_match_game, relative_elo, tally, MatchSettings};
+use hane_eval::arena::{relative_elo, MatchSettings};
 use hane_eval::elo::{Rating, Wdl};
-use hane_eval::referee::{GameResult, SearchPlayer};
+use hane_eval::referee::SearchPlayer;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -85,11 +85,6 @@ pub fn play(
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<AnchorMatch, Failure> {
     let rules = s.rules(rules);
-    let mut games: Vec<GameResult> = match std::fs::read_to_string(games_file) {
-        Ok(t) => serde_json::from_str(&t)
-            .map_err(|e| Failure::input(format!("{} is damaged: {e}", games_file.display())))?,
-        Err(_) => Vec::new(),
-    };
     let mut me = SearchPlayer {
         evaluator: net(&run_dir.join(best), &rules)?,
         visits: s.visits,
@@ -99,21 +94,15 @@ pub fn play(
     let mut other =
         player(if anchor == BASELINE { "uniform" } else { anchor }, &rules, s.visits, s.seed ^ 1)?;
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
-    let mut w = Wdl::default();
-    for (i, r) in games.iter().enumerate() {
-        tally(&mut w, i as u32, r);
-    }
-    while (games.len() as u32) < s.games {
-        let i = games.len() as u32;
-        let r = play_match_game(&rules, &mut me, other.as_mut(), &settings, i)
-            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
-        tally(&mut w, i, &r);
-        games.push(r);
-        let text = serde_json::to_string_pretty(&games).map_err(anyhow::Error::from)?;
-        write_atomic(games_file, text.as_bytes())
-            .map_err(|e| Failure { code: 1, message: format!("{}: {e}", games_file.display()) })?;
-        on_game(i + 1, &w);
-    }
+    let w = play_resumable(
+        &rules,
+        &mut me,
+        other.as_mut(),
+        &settings,
+        games_file,
+        &mut |w| w.games() < s.games,
+        on_game,
+    )?;
     Ok(AnchorMatch {
         anchor: anchor.to_string(),
         net: best.to_string(),

@@ -28,6 +28,7 @@
 //! none has been accepted, so a run whose candidates keep failing still estimates.
 
 mod anchors;
+mod matches;
 mod report;
 mod state;
 
@@ -38,10 +39,10 @@ use crate::train_cmd::print_progress;
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_engine::Rules;
-use hane_eval::arena::{play_match_game, tally, MatchSettings};
+use hane_eval::arena::MatchSettings;
 use hane_eval::elo::Wdl;
 use hane_eval::gate::{Decision, WinRateGate};
-use hane_eval::referee::{GameResult, SearchPlayer};
+use hane_eval::referee::SearchPlayer;
 use hane_mcts::UniformEvaluator;
 use hane_selfplay::server::EvaluatorFactory;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -405,11 +406,6 @@ fn gate(
     let rules = &rules;
     let path = run_dir.join("gates").join(format!("{}.json", gen_name(g)));
     std::fs::create_dir_all(run_dir.join("gates")).map_err(|e| io_failure(run_dir, e))?;
-    let mut games: Vec<GameResult> = match std::fs::read_to_string(&path) {
-        Ok(t) => serde_json::from_str(&t)
-            .map_err(|e| Failure::input(format!("{} is damaged: {e}", path.display())))?,
-        Err(_) => Vec::new(),
-    };
     let visits = lc.gate_visits;
     let seed = cfg.selfplay.seed.wrapping_add(u64::from(g) << 20);
     let mut cand = SearchPlayer {
@@ -426,26 +422,23 @@ fn gate(
     };
     let settings = MatchSettings { games: lc.gate_games, opening_turns: lc.gate_opening_turns, seed };
     let rule = WinRateGate { games: lc.gate_games, threshold: lc.gate_threshold };
-    let mut w = Wdl::default();
-    for (i, r) in games.iter().enumerate() {
-        tally(&mut w, i as u32, r);
-    }
     let bar = ProgressBar::new(u64::from(lc.gate_games));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} gate games  {msg}  [{elapsed_precise}]")
             .expect("template"),
     );
-    while rule.decide(w) == Decision::Continue {
-        let i = games.len() as u32;
-        bar.set_position(u64::from(i));
-        bar.set_message(format!("candidate {}-{}-{}", w.wins, w.draws, w.losses));
-        let r = play_match_game(rules, &mut cand, &mut best, &settings, i)
-            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
-        tally(&mut w, i, &r);
-        games.push(r);
-        let text = serde_json::to_string_pretty(&games).map_err(anyhow::Error::from)?;
-        write_atomic(&path, text.as_bytes()).map_err(|e| io_failure(&path, e))?;
-    }
+    let w = matches::play_resumable(
+        rules,
+        &mut cand,
+        &mut best,
+        &settings,
+        &path,
+        &mut |w| rule.decide(w) == Decision::Continue,
+        &mut |n, w| {
+            bar.set_position(u64::from(n));
+            bar.set_message(format!("candidate {}-{}-{}", w.wins, w.draws, w.losses));
+        },
+    )?;
     bar.finish_and_clear();
     let accepted = rule.decide(w) == Decision::Accept;
     println!(

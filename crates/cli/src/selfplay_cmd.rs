@@ -44,7 +44,7 @@ pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Resul
     hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
         .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?;
     let path = path.to_path_buf();
-    Ok(Box::new(move || {
+    Ok(Arc::new(move || {
         Box::new(
             hane_nn::NetEvaluator::load(&path, &rules, "auto", 1).expect("checkpoint loaded a moment ago"),
         )
@@ -94,8 +94,8 @@ pub fn play_with_bar(
 /// The evaluator named on the command line.
 pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
     match name {
-        "uniform" => Ok(Box::new(|| Box::new(UniformEvaluator))),
-        "rollout" => Ok(Box::new(move || Box::new(RolloutEvaluator::new(seed)))),
+        "uniform" => Ok(Arc::new(|| Box::new(UniformEvaluator))),
+        "rollout" => Ok(Arc::new(move || Box::new(RolloutEvaluator::new(seed)))),
         _ => Err(Failure::input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
     }
 }

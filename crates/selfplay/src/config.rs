@@ -11,6 +11,10 @@ pub struct SelfplayConfig {
     pub rules: String,
     /// Worker threads running searches.
     pub threads: usize,
+    /// Inference threads, each with its own copy of the evaluator, serving the workers in
+    /// turn (at most `threads`). One thread feeds a GPU best; on a CPU each runs the net on
+    /// one core, so a 2-core machine wants two of them and two workers.
+    pub inference_threads: usize,
     /// Games in flight per worker thread.
     pub games_in_flight: usize,
     /// Largest number of positions in one evaluator call.
@@ -63,6 +67,7 @@ impl Default for SelfplayConfig {
         SelfplayConfig {
             rules: "ttakji".into(),
             threads: 1,
+            inference_threads: 1,
             games_in_flight: 64,
             batch_size: 128,
             leaves_per_game: 4,
@@ -92,6 +97,7 @@ impl SelfplayConfig {
         let positive =
             |name: &str, v: usize| if v == 0 { Err(format!("{name}: must be at least 1")) } else { Ok(()) };
         positive("threads", self.threads)?;
+        positive("inference_threads", self.inference_threads)?;
         positive("games_in_flight", self.games_in_flight)?;
         positive("batch_size", self.batch_size)?;
         positive("leaves_per_game", self.leaves_per_game)?;

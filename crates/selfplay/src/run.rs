@@ -8,7 +8,7 @@
 
 use crate::config::SelfplayConfig;
 use crate::record::{self, Ending, PendingRow};
-use crate::server::{EvaluatorFactory, Server};
+use crate::server::{EvaluatorFactory, Server, ServerStats};
 use crate::worker;
 use hane_data::shard;
 use hane_engine::{Action, Color, GameState, Outcome, Rules};
@@ -191,11 +191,14 @@ pub fn run(
         errors: Mutex::new(Vec::new()),
     });
     let start = Instant::now();
-    let server = Server::start(factory, cfg.batch_size);
+    let stats = Arc::new(ServerStats::default());
+    let servers: Vec<Server> = (0..cfg.inference_threads.min(cfg.threads))
+        .map(|_| Server::start(factory.clone(), cfg.batch_size, stats.clone()))
+        .collect();
     let handles: Vec<_> = (0..cfg.threads)
         .map(|i| {
             let shared = shared.clone();
-            let mut ev = server.handle();
+            let mut ev = servers[i % servers.len()].handle();
             std::thread::Builder::new()
                 .name(format!("hane-selfplay-{i}"))
                 .spawn(move || worker::work(&shared, &mut ev))
@@ -206,8 +209,7 @@ pub fn run(
     for h in handles {
         panicked |= h.join().is_err();
     }
-    let stats = server.stats.clone();
-    drop(server);
+    drop(servers);
     if panicked {
         return Err("a self-play worker panicked".into());
     }

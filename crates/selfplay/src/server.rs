@@ -1,6 +1,7 @@
-//! The inference thread: it owns the evaluator (a network, or a stand-in), takes the leaf
-//! batches of all worker threads, merges what is queued up to the batch size into one call,
-//! and sends each worker its share back.
+//! An inference thread: it owns an evaluator (a network, or a stand-in), takes the leaf
+//! batches of its worker threads, merges what is queued up to the batch size into one call,
+//! and sends each worker its share back. A run may start several, each with its own copy of
+//! the evaluator: on a CPU one inference thread keeps one core busy at most.
 
 use hane_engine::GameState;
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
@@ -10,15 +11,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// Builds the evaluator inside the inference thread (so it need not be `Send`).
-pub type EvaluatorFactory = Box<dyn FnOnce() -> Box<dyn Evaluator<GameState>> + Send>;
+/// Builds an evaluator inside each inference thread (so it need not be `Send`).
+pub type EvaluatorFactory = Arc<dyn Fn() -> Box<dyn Evaluator<GameState>> + Send + Sync>;
 
 struct Job {
     requests: Vec<EvalRequest<GameState>>,
     reply: Sender<Vec<Evaluation>>,
 }
 
-/// Counters of the inference thread.
+/// Counters of the inference threads (shared by those of one run).
 #[derive(Default)]
 pub struct ServerStats {
     /// Positions evaluated.
@@ -33,21 +34,17 @@ pub struct ServerStats {
 pub struct Server {
     tx: Option<Sender<Job>>,
     thread: Option<JoinHandle<()>>,
-    /// Its counters.
-    pub stats: Arc<ServerStats>,
 }
 
 impl Server {
     /// Starts the thread; `batch_size` caps one evaluator call.
-    pub fn start(factory: EvaluatorFactory, batch_size: usize) -> Server {
+    pub fn start(factory: EvaluatorFactory, batch_size: usize, stats: Arc<ServerStats>) -> Server {
         let (tx, rx) = channel::<Job>();
-        let stats = Arc::new(ServerStats::default());
-        let st = stats.clone();
         let thread = std::thread::Builder::new()
             .name("hane-inference".into())
-            .spawn(move || serve(factory(), rx, batch_size.max(1), &st))
+            .spawn(move || serve(factory(), rx, batch_size.max(1), &stats))
             .expect("spawn inference thread");
-        Server { tx: Some(tx), thread: Some(thread), stats }
+        Server { tx: Some(tx), thread: Some(thread) }
     }
 
     /// A handle for one worker.

@@ -8,7 +8,7 @@ use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{run, Progress, SelfplayConfig};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn tmp(name: &str) -> PathBuf {
@@ -32,7 +32,7 @@ fn small(rules: &str) -> SelfplayConfig {
 }
 
 fn uniform() -> EvaluatorFactory {
-    Box::new(|| Box::new(UniformEvaluator))
+    Arc::new(|| Box::new(UniformEvaluator))
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -95,7 +95,7 @@ fn every_rule_set_plays_complete_games_into_valid_shards() {
 fn a_rerun_plays_only_unfinished_games_and_reproduces_them() {
     let out = tmp("resume");
     let cfg = SelfplayConfig { resign_threshold: 0.0, ..small("ttakji,size=5") };
-    let factory = || -> EvaluatorFactory { Box::new(|| Box::new(RolloutEvaluator::new(3))) };
+    let factory = || -> EvaluatorFactory { Arc::new(|| Box::new(RolloutEvaluator::new(3))) };
     let first = run(
         &cfg,
         3,
@@ -139,11 +139,47 @@ fn a_rerun_plays_only_unfinished_games_and_reproduces_them() {
 }
 
 #[test]
+fn each_inference_thread_builds_its_own_evaluator_and_the_games_stay_the_same() {
+    let built = Arc::new(AtomicUsize::new(0));
+    let counting = |built: &Arc<AtomicUsize>| -> EvaluatorFactory {
+        let built = built.clone();
+        Arc::new(move || {
+            built.fetch_add(1, Ordering::Relaxed);
+            Box::new(UniformEvaluator)
+        })
+    };
+    let mut games = Vec::new();
+    for inference_threads in [1, 2] {
+        built.store(0, Ordering::Relaxed);
+        let out = tmp(&format!("inference-{inference_threads}"));
+        let cfg = SelfplayConfig { inference_threads, ..small("ttakji,size=5") };
+        let s = run(
+            &cfg,
+            4,
+            &out,
+            counting(&built),
+            "u",
+            Arc::new(Progress::default()),
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
+        assert_eq!(s.games, 4);
+        assert_eq!(built.load(Ordering::Relaxed), inference_threads, "one evaluator per inference thread");
+        let texts: Vec<String> =
+            files(&out.join("sgf"), "sgf").iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+        games.push(texts);
+        std::fs::remove_dir_all(&out).ok();
+    }
+    assert_eq!(games[0], games[1], "the split of the evaluations does not change a game");
+}
+
+#[test]
 fn bad_configs_are_refused() {
     let out = tmp("bad");
     for (cfg, needle) in [
         (SelfplayConfig { rules: "loose,size=4".into(), ..SelfplayConfig::default() }, "odd"),
         (SelfplayConfig { threads: 0, ..SelfplayConfig::default() }, "threads"),
+        (SelfplayConfig { inference_threads: 0, ..SelfplayConfig::default() }, "inference_threads"),
         (SelfplayConfig { p_full: 1.5, ..SelfplayConfig::default() }, "p_full"),
     ] {
         let e = run(

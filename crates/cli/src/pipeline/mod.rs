@@ -302,7 +302,7 @@ fn selfplay(
         // Search without a net has no opinion of a position (every leaf a draw): its value
         // would only pull the targets towards draws.
         sp.value_search_mix = 0.0;
-        Box::new(|| Box::new(UniformEvaluator))
+        Arc::new(|| Box::new(UniformEvaluator))
     } else {
         model_factory(&run_dir.join(player), *rules)?
     };

@@ -39,6 +39,9 @@ pub struct SelfplayConfig {
     /// Fraction of games whose komi is drawn uniformly from the board's whole range instead
     /// (see [`crate::komi`]): the net then learns the whole win-rate-against-komi curve.
     pub komi_wide: f32,
+    /// Mean number of moves each game opens with, sampled from the evaluator's raw policy
+    /// and not recorded (see [`crate::opening`]; KataGo: 0.04 times the board's area; 0: none).
+    pub opening_moves: f32,
     /// Move temperature of the first move; it decays towards `temperature_late`, halving the
     /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size).
     pub temperature_early: f32,
@@ -79,6 +82,7 @@ impl Default for SelfplayConfig {
             resign_playthrough: 0.1,
             komi_stdev: 1.0,
             komi_wide: 0.0,
+            opening_moves: 0.0,
             temperature_early: 0.8,
             temperature_late: 0.2,
             temperature_halflife: 0.0,
@@ -117,6 +121,9 @@ impl SelfplayConfig {
             return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
         }
         unit("komi_wide", self.komi_wide)?;
+        if !(0.0..=1000.0).contains(&self.opening_moves) {
+            return Err(format!("opening_moves: must be in 0..=1000, got {}", self.opening_moves));
+        }
         unit("value_search_mix", self.value_search_mix)?;
         for (name, t) in
             [("temperature_early", self.temperature_early), ("temperature_late", self.temperature_late)]

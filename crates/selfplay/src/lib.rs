@@ -4,6 +4,7 @@
 //!
 //! * [`config`]: the typed configuration (every field documented, TOML in `configs/`).
 //! * [`komi`]: KataGo-style komi randomisation within each rule set's komi domain.
+//! * [`opening`]: KataGo's openings from the raw policy.
 //! * [`server`]: an inference thread that merges the batches of several workers.
 //! * [`worker`]: the game loop (playout cap randomisation, temperature, resignation).
 //! * [`record`]: turning a finished game into training rows and an SGF.
@@ -11,6 +12,7 @@
 
 pub mod config;
 pub mod komi;
+pub mod opening;
 pub mod record;
 pub mod run;
 pub mod server;

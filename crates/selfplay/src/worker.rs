@@ -2,13 +2,16 @@
 //! leaves from each game's search, evaluates all of them in one call, and moves every game
 //! whose search reached its visit budget.
 //!
-//! Per turn the budget comes from playout cap randomisation: a full search (recorded as a
+//! A game first plays its opening moves from the raw policy ([`crate::opening`]), each after
+//! a one-visit search that only evaluates the root. Then per turn the budget comes from
+//! playout cap randomisation: a full search (recorded as a
 //! training row, root noise on) with probability `p_full`, else a fast one (not recorded,
 //! no noise). Moves are sampled with the temperature schedule. A player whose probability
 //! of not losing (win or draw) stays under the threshold resigns, except in a fraction of games that are
 //! played out to count how often resigning would have been wrong.
 
 use crate::komi;
+use crate::opening;
 use crate::record::{self, Ending, PendingRow};
 use crate::run::Shared;
 use hane_engine::rng::Rng;
@@ -24,6 +27,8 @@ struct Slot {
     rng: Rng,
     target: u32,
     full: bool,
+    /// Opening moves from the raw policy still to play.
+    opening: u32,
     actions: Vec<Action>,
     rows: Vec<PendingRow>,
     low: [u32; 2],
@@ -40,6 +45,7 @@ impl Slot {
         let size = game.geo().size();
         let search = Search::new(game.clone(), shared.cfg.search(size), rng.next_u64());
         let playthrough = rng.unit() < f64::from(shared.cfg.resign_playthrough);
+        let opening = opening::length(shared.cfg.opening_moves, &mut rng);
         let mut s = Slot {
             id,
             game,
@@ -47,6 +53,7 @@ impl Slot {
             rng,
             target: 0,
             full: false,
+            opening,
             actions: Vec::new(),
             rows: Vec::new(),
             low: [0; 2],
@@ -58,7 +65,8 @@ impl Slot {
     }
 
     fn new_budget(&mut self, shared: &Shared) {
-        let (visits, full) = shared.cfg.cap().choose(&mut self.rng);
+        let (visits, full) =
+            if self.opening > 0 { (1, false) } else { shared.cfg.cap().choose(&mut self.rng) };
         self.full = full;
         self.target = visits;
         self.search.set_noise(full);
@@ -66,6 +74,13 @@ impl Slot {
 
     /// Plays the searched move; returns the ending when the game is over.
     fn move_now(&mut self, shared: &Shared) -> Option<Ending> {
+        if self.opening > 0 {
+            self.opening -= 1;
+            let children = self.search.root_children();
+            let priors: Vec<f32> = children.iter().map(|c| c.prior).collect();
+            let a = children[opening::sample(&priors, &mut self.rng)].action;
+            return self.play(shared, a);
+        }
         let g = &self.game;
         if self.full {
             self.rows.push(record::pending_row(g, &self.search.policy_target(), best_move_wdl(&self.search)));
@@ -91,6 +106,11 @@ impl Slot {
         }
         let t = temperature(self.game.turns(), shared.cfg.temperature(self.game.geo().size()));
         let a = self.search.select_action(t);
+        self.play(shared, a)
+    }
+
+    /// Plays `a` and moves the search along; returns the ending when the game is over.
+    fn play(&mut self, shared: &Shared, a: Action) -> Option<Ending> {
         if let Err(e) = self.game.play(a) {
             panic!("search chose an illegal action {a:?}: {e}");
         }

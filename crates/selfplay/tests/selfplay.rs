@@ -174,6 +174,24 @@ fn each_inference_thread_builds_its_own_evaluator_and_the_games_stay_the_same() 
 }
 
 #[test]
+fn opening_moves_are_played_but_not_recorded() {
+    // With a mean of 1000 raw-policy moves nearly every game is over before its opening is:
+    // every game completes and replays, and almost no position is searched for a row.
+    let out = tmp("opening");
+    let cfg = SelfplayConfig { opening_moves: 1000.0, resign_threshold: 0.0, ..small("ttakji,size=5") };
+    let s =
+        run(&cfg, 4, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
+            .unwrap();
+    assert_eq!(s.games, 4);
+    assert!(s.rows * 20 < s.moves, "{} rows of {} moves", s.rows, s.moves);
+    for path in files(&out.join("sgf"), "sgf") {
+        let g = SgfGame::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(g.replay().unwrap().is_over());
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn bad_configs_are_refused() {
     let out = tmp("bad");
     for (cfg, needle) in [
@@ -181,6 +199,7 @@ fn bad_configs_are_refused() {
         (SelfplayConfig { threads: 0, ..SelfplayConfig::default() }, "threads"),
         (SelfplayConfig { inference_threads: 0, ..SelfplayConfig::default() }, "inference_threads"),
         (SelfplayConfig { p_full: 1.5, ..SelfplayConfig::default() }, "p_full"),
+        (SelfplayConfig { opening_moves: -1.0, ..SelfplayConfig::default() }, "opening_moves"),
     ] {
         let e = run(
             &cfg,

@@ -4,7 +4,7 @@
 //! in every generation, so the per-generation ratings are comparable and no match stops
 //! early on a lucky streak. Each match is resumable game by game like the gate.
 
-use super::matches::play_resumable;
+use super::matches::{play_parallel, PlayerPair};
 use super::state::BASELINE;
 use crate::players::{net, player};
 use crate::Failure;
@@ -46,6 +46,8 @@ pub struct AnchorSettings {
     pub komi: Option<f64>,
     /// Seed of the openings; the same in every generation.
     pub seed: u64,
+    /// Games played at once, each by its own pair of players.
+    pub threads: usize,
 }
 
 impl AnchorSettings {
@@ -85,24 +87,19 @@ pub fn play(
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<AnchorMatch, Failure> {
     let rules = s.rules(rules);
-    let mut me = SearchPlayer {
-        evaluator: net(&run_dir.join(best), &rules)?,
-        visits: s.visits,
-        seed: s.seed,
-        label: best.to_string(),
+    let players = || -> Result<PlayerPair, Failure> {
+        let me = SearchPlayer {
+            evaluator: net(&run_dir.join(best), &rules)?,
+            visits: s.visits,
+            seed: s.seed,
+            label: best.to_string(),
+        };
+        let other =
+            player(if anchor == BASELINE { "uniform" } else { anchor }, &rules, s.visits, s.seed ^ 1)?;
+        Ok((Box::new(me), other))
     };
-    let mut other =
-        player(if anchor == BASELINE { "uniform" } else { anchor }, &rules, s.visits, s.seed ^ 1)?;
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
-    let w = play_resumable(
-        &rules,
-        &mut me,
-        other.as_mut(),
-        &settings,
-        games_file,
-        &mut |w| w.games() < s.games,
-        on_game,
-    )?;
+    let w = play_parallel(&rules, &players, &settings, games_file, s.threads, on_game)?;
     Ok(AnchorMatch {
         anchor: anchor.to_string(),
         net: best.to_string(),
@@ -135,6 +132,7 @@ mod tests {
             opening_turns: 2,
             komi: None,
             seed: 1,
+            threads: 1,
         };
         assert_eq!(s.anchors(&"ttakji,size=5".parse().unwrap()), vec!["uniform", "gnugo:10"]);
         assert_eq!(s.anchors(&"sligo,size=5".parse().unwrap()), vec!["uniform"]);

@@ -1,5 +1,7 @@
 //! The loop's matches (gates and anchor matches), saved game by game to a JSON file under a
-//! temporary name and renamed, so that a rerun resumes after the last finished game.
+//! temporary name and renamed, so that a rerun resumes after the last finished game. A gate
+//! decides after every game whether to go on, so it plays one game at a time; a match of a
+//! fixed size plays several at once, each thread with its own pair of players.
 
 use crate::Failure;
 use hane_data::shard::write_atomic;
@@ -7,7 +9,10 @@ use hane_engine::Rules;
 use hane_eval::arena::{play_match_game, tally, MatchSettings};
 use hane_eval::elo::Wdl;
 use hane_eval::referee::{GameResult, Player};
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::channel;
 
 /// Plays the match of `a` against `b` from the games already in `file`, while `more` says so
 /// for `a`'s results so far, saving every game; returns `a`'s results. `on_game` hears the
@@ -21,7 +26,88 @@ pub fn play_resumable(
     more: &mut dyn FnMut(Wdl) -> bool,
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<Wdl, Failure> {
-    let mut games: Vec<GameResult> = match std::fs::read_to_string(file) {
+    let (mut games, mut w) = load(file)?;
+    while more(w) {
+        let i = games.len() as u32;
+        let r = play_match_game(rules, a, b, settings, i)
+            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+        tally(&mut w, i, &r);
+        games.push(r);
+        save(file, &games)?;
+        on_game(i + 1, &w);
+    }
+    Ok(w)
+}
+
+/// The first player's pair of players for one thread of [`play_parallel`]: (first, second).
+pub type PlayerPair = (Box<dyn Player>, Box<dyn Player>);
+
+/// Plays the `settings.games` games of a match, resuming from `file`, on `threads` threads
+/// that each build their own players with `players`. Games are saved in order, so a rerun
+/// resumes after the longest finished prefix; returns the first player's results.
+pub fn play_parallel(
+    rules: &Rules,
+    players: &(dyn Fn() -> Result<PlayerPair, Failure> + Sync),
+    settings: &MatchSettings,
+    file: &Path,
+    threads: usize,
+    on_game: &mut dyn FnMut(u32, &Wdl),
+) -> Result<Wdl, Failure> {
+    let (mut games, mut w) = load(file)?;
+    let next = AtomicU32::new(games.len() as u32);
+    let left = settings.games.saturating_sub(games.len() as u32) as usize;
+    let (tx, rx) = channel::<Result<(u32, GameResult), Failure>>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, left.max(1)) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                let (mut a, mut b) = match players() {
+                    Ok(p) => p,
+                    Err(e) => return tx.send(Err(e)).unwrap_or(()),
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= settings.games {
+                        return;
+                    }
+                    let r = play_match_game(rules, a.as_mut(), b.as_mut(), settings, i)
+                        .map(|r| (i, r))
+                        .map_err(|e| Failure { code: 1, message: e.to_string() });
+                    let failed = r.is_err();
+                    if tx.send(r).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut done: BTreeMap<u32, GameResult> = BTreeMap::new();
+        for r in rx {
+            let (i, r) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    // The other threads stop at their next game.
+                    next.store(settings.games, Ordering::Relaxed);
+                    return Err(e);
+                }
+            };
+            done.insert(i, r);
+            while let Some(r) = done.remove(&(games.len() as u32)) {
+                let i = games.len() as u32;
+                tally(&mut w, i, &r);
+                games.push(r);
+                save(file, &games)?;
+                on_game(i + 1, &w);
+            }
+        }
+        Ok(w)
+    })
+}
+
+/// The games saved in `file` (none when it does not exist) and the first player's results.
+fn load(file: &Path) -> Result<(Vec<GameResult>, Wdl), Failure> {
+    let games: Vec<GameResult> = match std::fs::read_to_string(file) {
         Ok(t) => serde_json::from_str(&t)
             .map_err(|e| Failure::input(format!("{} is damaged: {e}", file.display())))?,
         Err(_) => Vec::new(),
@@ -30,16 +116,56 @@ pub fn play_resumable(
     for (i, r) in games.iter().enumerate() {
         tally(&mut w, i as u32, r);
     }
-    while more(w) {
-        let i = games.len() as u32;
-        let r = play_match_game(rules, a, b, settings, i)
-            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
-        tally(&mut w, i, &r);
-        games.push(r);
-        let text = serde_json::to_string_pretty(&games).map_err(anyhow::Error::from)?;
-        write_atomic(file, text.as_bytes())
-            .map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })?;
-        on_game(i + 1, &w);
+    Ok((games, w))
+}
+
+fn save(file: &Path, games: &[GameResult]) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(games).map_err(anyhow::Error::from)?;
+    write_atomic(file, text.as_bytes())
+        .map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::player;
+
+    fn pair(rules: &Rules) -> Result<PlayerPair, Failure> {
+        Ok((player("uniform", rules, 4, 1)?, player("rollout", rules, 4, 2)?))
     }
-    Ok(w)
+
+    #[test]
+    fn a_parallel_match_saves_every_game_in_order_and_resumes_after_them() {
+        let rules: Rules = "ttakji,size=3".parse().unwrap();
+        let dir = std::env::temp_dir().join(format!("hane-matches-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("m.json");
+        let settings = MatchSettings { games: 5, opening_turns: 1, seed: 3 };
+        let mut seen = Vec::new();
+        let w =
+            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &mut |n, _| seen.push(n)).unwrap();
+        assert_eq!(seen, vec![1, 2, 3, 4, 5], "progress in game order");
+        assert_eq!(w.games(), 5);
+        let (games, again) = load(&file).unwrap();
+        assert_eq!((games.len(), again), (5, w));
+        // Each game's colours follow its number, whichever thread played it.
+        for (i, g) in games.iter().enumerate() {
+            let first_black = g.black.starts_with("uniform");
+            assert_eq!(first_black, i % 2 == 0, "game {i}: {}", g.black);
+        }
+        let mut more = 0;
+        let w2 = play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &mut |_, _| more += 1).unwrap();
+        assert_eq!((w2, more), (w, 0), "a finished match plays nothing more");
+        let e = play_parallel(
+            &rules,
+            &|| Err(Failure::input("no players")),
+            &MatchSettings { games: 6, ..settings },
+            &file,
+            2,
+            &mut |_, _| (),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("no players"), "{}", e.message);
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

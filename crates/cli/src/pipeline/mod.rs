@@ -247,6 +247,8 @@ fn anchor_settings(cfg: &ConfigFile) -> anchors::AnchorSettings {
         opening_turns: lc.anchor_opening_turns,
         komi: lc.anchor_komi,
         seed: cfg.selfplay.seed ^ 0x616e_6368_6f72,
+        // As many games at once as self-play has workers.
+        threads: cfg.selfplay.threads,
     }
 }
 

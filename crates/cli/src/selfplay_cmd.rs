@@ -127,9 +127,10 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
     let s = play_with_bar(&cfg, a.games, &a.out, fac, &source, stop)?;
     println!(
-        "{} games ({} already done), {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
+        "{} games ({} already done) and {} side games, {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
         s.games,
         s.resumed,
+        s.forks,
         s.moves,
         s.rows,
         s.seconds,

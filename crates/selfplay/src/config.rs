@@ -42,6 +42,11 @@ pub struct SelfplayConfig {
     /// Mean number of moves each game opens with, sampled from the evaluator's raw policy
     /// and not recorded (see [`crate::opening`]; KataGo: 0.04 times the board's area; 0: none).
     pub opening_moves: f32,
+    /// Probability that a searched position of a game also starts a side game, which plays
+    /// one move from the raw policy there and goes on like any game, recorded from then on
+    /// (KataGo's side positions, 2.5% of positions; side games do not fork again; 0: none).
+    /// Self-play then answers moves its searches would never choose.
+    pub fork_prob: f32,
     /// Move temperature of the first move; it decays towards `temperature_late`, halving the
     /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size).
     pub temperature_early: f32,
@@ -83,6 +88,7 @@ impl Default for SelfplayConfig {
             komi_stdev: 1.0,
             komi_wide: 0.0,
             opening_moves: 0.0,
+            fork_prob: 0.0,
             temperature_early: 0.8,
             temperature_late: 0.2,
             temperature_halflife: 0.0,
@@ -121,6 +127,7 @@ impl SelfplayConfig {
             return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
         }
         unit("komi_wide", self.komi_wide)?;
+        unit("fork_prob", self.fork_prob)?;
         if !(0.0..=1000.0).contains(&self.opening_moves) {
             return Err(format!("opening_moves: must be in 0..=1000, got {}", self.opening_moves));
         }

@@ -25,6 +25,8 @@ pub struct Progress {
     pub games: AtomicU64,
     /// Games already finished by an earlier run of the same job.
     pub resumed: AtomicU64,
+    /// Side games forked from the games' positions (not counted in `games` or `results`).
+    pub forks: AtomicU64,
     /// Moves (decisions) played.
     pub moves: AtomicU64,
     /// Training rows written.
@@ -46,6 +48,8 @@ pub struct RunSummary {
     pub games: u64,
     /// Games found finished from an earlier run.
     pub resumed: u64,
+    /// Side games forked from positions of the games ([`SelfplayConfig::fork_prob`]).
+    pub forks: u64,
     /// Decisions played.
     pub moves: u64,
     /// Training rows written.
@@ -66,6 +70,27 @@ pub struct RunSummary {
     pub false_resign: u64,
     /// Whether the run was stopped before all games were played.
     pub interrupted: bool,
+}
+
+/// A game's files are named `g{id:08}`, a side game's `g{id:08}-f{turn:03}` after the game
+/// and the turn it forked from. Resuming counts the games' files only: a rerun replays an
+/// unfinished game, and with it its side games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameName {
+    /// The game's number.
+    pub id: u64,
+    /// For a side game, the turn of the game it forked from.
+    pub fork_turn: Option<u32>,
+}
+
+impl std::fmt::Display for GameName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "g{:08}", self.id)?;
+        match self.fork_turn {
+            Some(t) => write!(f, "-f{t:03}"),
+            None => Ok(()),
+        }
+    }
 }
 
 /// State shared by the workers.
@@ -91,10 +116,11 @@ impl Shared {
         self.todo.lock().expect("todo lock").pop_front()
     }
 
-    /// Writes a finished game's shard and SGF and updates the counters.
+    /// Writes a finished game's shard and SGF, named `name`, and updates the counters (a
+    /// side game only counts as a fork and by its rows).
     pub fn finish(
         &self,
-        id: u64,
+        name: GameName,
         game: &GameState,
         actions: &[Action],
         pending: Vec<PendingRow>,
@@ -104,7 +130,6 @@ impl Shared {
         let rows = record::rows(game, pending, end, self.cfg.value_search_mix);
         let size = game.geo().size();
         let rules = game.rules().to_string();
-        let name = format!("g{id:08}");
         let result = (|| -> Result<(), String> {
             if !rows.is_empty() {
                 let bytes = shard::encode(&rows, &rules, size, 1, &self.source);
@@ -116,13 +141,17 @@ impl Shared {
                 .map_err(|e| e.to_string())
         })();
         if let Err(e) = result {
-            self.errors.lock().expect("errors lock").push(format!("game {id}: {e}"));
+            self.errors.lock().expect("errors lock").push(format!("game {name}: {e}"));
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
         let p = &self.progress;
-        p.games.fetch_add(1, Ordering::Relaxed);
         p.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        if name.fork_turn.is_some() {
+            p.forks.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        p.games.fetch_add(1, Ordering::Relaxed);
         let k = match end.winner {
             Outcome::Black => 0,
             Outcome::White => 1,
@@ -221,6 +250,7 @@ pub fn run(
     Ok(RunSummary {
         games: get(&p.games),
         resumed: get(&p.resumed),
+        forks: get(&p.forks),
         moves: get(&p.moves),
         rows: get(&p.rows),
         seconds: start.elapsed().as_secs_f64(),

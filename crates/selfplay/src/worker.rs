@@ -13,7 +13,7 @@
 use crate::komi;
 use crate::opening;
 use crate::record::{self, Ending, PendingRow};
-use crate::run::Shared;
+use crate::run::{GameName, Shared};
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Color, Game, GameState, Phase};
 use hane_mcts::{temperature, EvalRequest, Evaluator, Gather, LeafId, Search};
@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
 
 /// One game in progress.
 struct Slot {
-    id: u64,
+    name: GameName,
     game: GameState,
     search: Search<GameState>,
     rng: Rng,
@@ -47,7 +47,7 @@ impl Slot {
         let playthrough = rng.unit() < f64::from(shared.cfg.resign_playthrough);
         let opening = opening::length(shared.cfg.opening_moves, &mut rng);
         let mut s = Slot {
-            id,
+            name: GameName { id, fork_turn: None },
             game,
             search,
             rng,
@@ -62,6 +62,40 @@ impl Slot {
         };
         s.new_budget(shared);
         s
+    }
+
+    /// A side game from this game's position, drawn with probability `fork_prob` before a
+    /// searched move: it plays one raw-policy move here, then goes on like any game.
+    fn fork(&mut self, shared: &Shared) -> Option<Slot> {
+        let p = f64::from(shared.cfg.fork_prob);
+        if p == 0.0 || self.name.fork_turn.is_some() || self.opening > 0 || self.rng.unit() >= p {
+            return None;
+        }
+        let turn = self.game.turns();
+        let name = GameName { id: self.name.id, fork_turn: Some(turn) };
+        let mut rng = Rng::new(
+            shared.cfg.seed
+                ^ self.name.id.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ u64::from(turn + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+        );
+        let size = self.game.geo().size();
+        let search = Search::new(self.game.clone(), shared.cfg.search(size), rng.next_u64());
+        let mut s = Slot {
+            name,
+            game: self.game.clone(),
+            search,
+            rng,
+            target: 0,
+            full: false,
+            opening: 1,
+            actions: self.actions.clone(),
+            rows: Vec::new(),
+            low: [0; 2],
+            playthrough: self.playthrough,
+            would_resign: None,
+        };
+        s.new_budget(shared);
+        Some(s)
     }
 
     fn new_budget(&mut self, shared: &Shared) {
@@ -180,11 +214,15 @@ pub fn work(shared: &Shared, ev: &mut dyn Evaluator<GameState>) {
                 i += 1;
                 continue;
             }
+            if let Some(side) = s.fork(shared) {
+                slots.push(side);
+            }
+            let s = &mut slots[i];
             match s.move_now(shared) {
                 None => i += 1,
                 Some(end) => {
                     let s = slots.swap_remove(i);
-                    shared.finish(s.id, &s.game, &s.actions, s.rows, end, s.would_resign);
+                    shared.finish(s.name, &s.game, &s.actions, s.rows, end, s.would_resign);
                 }
             }
         }

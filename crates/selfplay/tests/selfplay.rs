@@ -192,6 +192,39 @@ fn opening_moves_are_played_but_not_recorded() {
 }
 
 #[test]
+fn side_games_fork_from_positions_of_the_games_and_replay() {
+    let out = tmp("forks");
+    let cfg = SelfplayConfig { fork_prob: 0.2, resign_threshold: 0.0, ..small("ttakji,size=5") };
+    let s =
+        run(&cfg, 3, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
+            .unwrap();
+    assert_eq!((s.games, s.results.iter().sum::<u64>()), (3, 3), "side games are not games");
+    assert!(s.forks > 0);
+    let sgfs = files(&out.join("sgf"), "sgf");
+    assert_eq!(sgfs.len() as u64, 3 + s.forks);
+    let replay = |p: &Path| SgfGame::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+    for p in &sgfs {
+        let name = p.file_stem().unwrap().to_str().unwrap();
+        let Some((game, turn)) = name.split_once("-f") else { continue };
+        // A side game shares its game's moves up to the turn it forked at, komi included.
+        let side = replay(p);
+        let main = replay(&out.join("sgf").join(format!("{game}.sgf")));
+        let turn: usize = turn.parse().unwrap();
+        assert_eq!(side.turns[..turn], main.turns[..turn], "{name}");
+        assert_eq!(side.rules, main.rules, "{name}");
+        assert!(side.replay().unwrap().is_over(), "{name}");
+    }
+    // A rerun after losing a game replays it and its side games, and nothing else.
+    std::fs::remove_file(out.join("sgf").join("g00000001.sgf")).unwrap();
+    let again =
+        run(&cfg, 3, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
+            .unwrap();
+    assert_eq!((again.games, again.resumed), (1, 2));
+    assert_eq!(files(&out.join("sgf"), "sgf").len(), sgfs.len());
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn bad_configs_are_refused() {
     let out = tmp("bad");
     for (cfg, needle) in [
@@ -200,6 +233,7 @@ fn bad_configs_are_refused() {
         (SelfplayConfig { inference_threads: 0, ..SelfplayConfig::default() }, "inference_threads"),
         (SelfplayConfig { p_full: 1.5, ..SelfplayConfig::default() }, "p_full"),
         (SelfplayConfig { opening_moves: -1.0, ..SelfplayConfig::default() }, "opening_moves"),
+        (SelfplayConfig { fork_prob: 2.0, ..SelfplayConfig::default() }, "fork_prob"),
     ] {
         let e = run(
             &cfg,

@@ -314,9 +314,10 @@ fn selfplay(
         return Ok(None);
     }
     println!(
-        "self-play: {} games ({} from an earlier run), {} rows in {:.1}s; B/W/draw {}/{}/{}",
+        "self-play: {} games ({} from an earlier run) and {} side games, {} rows in {:.1}s; B/W/draw {}/{}/{}",
         s.games + s.resumed,
         s.resumed,
+        s.forks,
         s.rows,
         s.seconds,
         s.results[0],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's main command: set-up (Debian packages, the Python environment with libtorch,
-# the build), then `hane loop` on the embedded default config (5x5 ttakji, 3 generations of
+# the build), then `hane loop` on the embedded default config (5x5 ttakji, 16 generations of
 # self-play -> training -> gating -> komi estimate). Output goes to ${HANE_RUN:-runs/quick};
 # rerunning continues that run (delete the folder to start over).
 set -euo pipefail

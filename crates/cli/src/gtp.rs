@@ -92,7 +92,8 @@ impl Brain {
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
                 let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-                    .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?;
+                    .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?
+                    .with_random_symmetries();
                 (Box::new(ev), Some(rules))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),

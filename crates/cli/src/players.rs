@@ -21,6 +21,7 @@ pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 /// serves best (more spend their time waking each other).
 pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
     let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 1)
+        .map(hane_nn::NetEvaluator::with_random_symmetries)
         .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     Ok(Box::new(ev))
 }

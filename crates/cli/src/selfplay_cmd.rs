@@ -46,7 +46,9 @@ pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Resul
     let path = path.to_path_buf();
     Ok(Arc::new(move || {
         Box::new(
-            hane_nn::NetEvaluator::load(&path, &rules, "auto", 1).expect("checkpoint loaded a moment ago"),
+            hane_nn::NetEvaluator::load(&path, &rules, "auto", 1)
+                .expect("checkpoint loaded a moment ago")
+                .with_random_symmetries(),
         )
     }))
 }

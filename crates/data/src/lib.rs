@@ -1,6 +1,8 @@
 //! hane's training-data formats, shared by the self-play writer and the trainer's reader:
-//! the versioned feature encoder ([`features`]), a dependency-free `.npz` codec ([`npz`]) and
-//! self-describing, checksummed shards of training rows ([`shard`]).
+//! the versioned feature encoder ([`features`]), a dependency-free `.npz` codec ([`npz`]),
+//! self-describing, checksummed shards of training rows ([`shard`]) and the eight board
+//! symmetries as index maps over planes and actions ([`symmetries`]), which the trainer
+//! augments its rows with and the net's evaluator randomises its inputs with.
 //!
 //! This crate sits between the engine and the heavy crates so that `selfplay` (no libtorch)
 //! and `train` (libtorch) agree on one definition of the data without depending on each
@@ -9,3 +11,4 @@
 pub mod features;
 pub mod npz;
 pub mod shard;
+pub mod symmetries;

@@ -6,6 +6,13 @@
 //! turns the outputs into the search's view: a softmax over the *legal* actions only, the
 //! win/draw/loss probabilities and the score in points, all for the side to move.
 //!
+//! With [`NetEvaluator::with_random_symmetries`] each position is shown to the net in one of
+//! the eight board symmetries, picked by a hash of the position (so the choice is the same
+//! however requests are batched), and the policy is mapped back (KataGo's `nnRandomize`): a
+//! small net is not exactly symmetric, and a search that always looks through one
+//! orientation keeps that orientation's mistakes, where the mistakes of eight orientations
+//! mostly differ. Without it the net sees every position as it is.
+//!
 //! tch tensors are `Send` but not `Sync`, so an evaluator is owned by one inference thread;
 //! run several evaluators (each with its own network) for several threads. Each sets
 //! libtorch's thread count for its own thread ([`crate::init_threads`]).
@@ -13,6 +20,8 @@
 use crate::model::{input_tensors, Network};
 use crate::NnError;
 use hane_data::features::encode;
+use hane_data::symmetries::Symmetries;
+use hane_engine::rng::mix64;
 use hane_engine::{Game, GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 use std::path::Path;
@@ -24,6 +33,10 @@ pub struct NetEvaluator {
     net: Network,
     planes: Vec<u8>,
     globals: Vec<f32>,
+    /// The symmetry maps when positions get a random symmetry.
+    symmetries: Option<Symmetries>,
+    /// The symmetry of each position of the current batch.
+    chosen: Vec<usize>,
 }
 
 fn to_vec(t: &Tensor) -> Vec<f32> {
@@ -43,7 +56,27 @@ fn softmax_at(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> 
 impl NetEvaluator {
     /// Wraps a network (on any device).
     pub fn new(net: Network) -> NetEvaluator {
-        NetEvaluator { net, planes: Vec::new(), globals: Vec::new() }
+        NetEvaluator { net, planes: Vec::new(), globals: Vec::new(), symmetries: None, chosen: Vec::new() }
+    }
+
+    /// The same evaluator showing each position to the net in a symmetry of its own (see the
+    /// module docs).
+    pub fn with_random_symmetries(mut self) -> NetEvaluator {
+        let cfg = self.net.config();
+        self.symmetries = Some(Symmetries::new(cfg.board_size, cfg.action_space));
+        self
+    }
+
+    /// The symmetry `g` is shown in: identity without random symmetries, else one of the
+    /// eight by a hash of the board, the player to move and the turn.
+    fn symmetry_of(&self, g: &GameState) -> usize {
+        match self.symmetries {
+            None => 0,
+            Some(_) => {
+                let key = g.board().hash() ^ (u64::from(g.turns()) << 1) ^ g.to_move().index() as u64;
+                (mix64(key) % 8) as usize
+            }
+        }
     }
 
     /// Loads the checkpoint at `path` for `rules` on `device` (see [`crate::device`]), after
@@ -74,6 +107,7 @@ impl Evaluator<GameState> for NetEvaluator {
         let cfg = *self.net.config();
         self.planes.clear();
         self.globals.clear();
+        self.chosen.clear();
         for r in batch {
             assert!(
                 r.state.geo().size() == cfg.board_size && r.state.action_space() == cfg.action_space,
@@ -84,7 +118,12 @@ impl Evaluator<GameState> for NetEvaluator {
                 r.state.rules()
             );
             let (p, g) = encode(&r.state);
-            self.planes.extend_from_slice(&p);
+            let sym = self.symmetry_of(&r.state);
+            match &self.symmetries {
+                Some(maps) if sym != 0 => maps.planes(sym, &p, &mut self.planes),
+                _ => self.planes.extend_from_slice(&p),
+            }
+            self.chosen.push(sym);
             self.globals.extend_from_slice(&g);
         }
         let n = batch.len();
@@ -100,8 +139,14 @@ impl Evaluator<GameState> for NetEvaluator {
             .enumerate()
             .map(|(k, r)| {
                 let logits = &policy[k * m..(k + 1) * m];
+                // The net answered for the moved position: action i's logit sits where the
+                // symmetry moved i.
+                let at = |i: usize| match &self.symmetries {
+                    Some(maps) => maps.action(self.chosen[k], i),
+                    None => i,
+                };
                 Evaluation {
-                    policy: softmax_at(logits, r.legal.iter().map(|&a| r.state.action_index(a))),
+                    policy: softmax_at(logits, r.legal.iter().map(|&a| at(r.state.action_index(a)))),
                     wdl: [wdl[3 * k], wdl[3 * k + 1], wdl[3 * k + 2]],
                     score: score[k] * scale,
                 }
@@ -115,6 +160,60 @@ mod tests {
     use super::*;
     use crate::config::{NetConfig, NetShape};
     use hane_engine::Action;
+
+    fn request(state: GameState) -> EvalRequest<GameState> {
+        let mut legal: Vec<Action> = Vec::new();
+        state.legal_actions(&mut legal);
+        EvalRequest { state, legal }
+    }
+
+    #[test]
+    fn a_random_symmetry_is_the_net_looking_at_the_moved_position() {
+        use hane_engine::symmetry::Symmetry;
+        // Not Sligo: after a slide, which of two turns with the same result is listed (the
+        // lower slide target) depends on the orientation, and so does the legal-placement
+        // plane of the moved game.
+        for rules in ["ttakji,size=5", "brainking,size=5", "loose,size=5"] {
+            let rules: Rules = rules.parse().unwrap();
+            let net = Network::new(NetConfig::new(&rules, NetShape::tiny()), Device::Cpu).unwrap();
+            let path =
+                std::env::temp_dir().join(format!("hane-nn-sym-{}-{rules}.safetensors", std::process::id()));
+            net.save(&path, &rules).unwrap();
+            let mut plain = NetEvaluator::load(&path, &rules, "cpu", 0).unwrap();
+            let mut sym = NetEvaluator::load(&path, &rules, "cpu", 0).unwrap().with_random_symmetries();
+            std::fs::remove_file(&path).unwrap();
+            let (mut g, mut actions) = (GameState::new(rules), Vec::new());
+            let mut moved = 0;
+            for turn in 0..12 {
+                let s = sym.symmetry_of(&g);
+                moved += usize::from(s != 0);
+                // The same game with every action moved by the symmetry.
+                let t = Symmetry::ALL[s];
+                let mut h = GameState::new(rules);
+                for &a in &actions {
+                    h.play(t.apply_action(g.geo(), a)).unwrap();
+                }
+                let here = request(g.clone());
+                let there = request(h);
+                let a = &sym.evaluate(std::slice::from_ref(&here))[0];
+                let b = &plain.evaluate(std::slice::from_ref(&there))[0];
+                for k in 0..3 {
+                    assert!((a.wdl[k] - b.wdl[k]).abs() < 1e-4, "{rules} turn {turn}");
+                }
+                for (i, &act) in here.legal.iter().enumerate() {
+                    let j = there.legal.iter().position(|&x| x == t.apply_action(g.geo(), act)).unwrap();
+                    assert!((a.policy[i] - b.policy[j]).abs() < 1e-4, "{rules} turn {turn}: {act:?}");
+                }
+                let next = here.legal[(turn * 7 + 3) % here.legal.len()];
+                g.play(next).unwrap();
+                actions.push(next);
+                if g.is_over() {
+                    break;
+                }
+            }
+            assert!(moved > 0, "{rules}: some positions get a symmetry other than the identity");
+        }
+    }
 
     #[test]
     fn evaluations_cover_exactly_the_legal_actions() {

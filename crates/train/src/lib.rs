@@ -3,7 +3,7 @@
 //! * [`config`]: [`TrainConfig`], every knob with its default.
 //! * [`loader`]: a background thread that keeps a KataGo-style growing window over the
 //!   newest shards of a folder, shuffles rows through a buffer and applies a random board
-//!   symmetry to each ([`augment`]).
+//!   symmetry to each ([`hane_data::symmetries`]).
 //! * [`optim`]: SGD with momentum and AdamW whose state is saved in checkpoints.
 //! * [`trainer`]: the loop — steps, learning-rate schedule, gradient clipping, crash-safe
 //!   checkpoints with resume, progress callbacks — and [`train`], the entry point.
@@ -31,7 +31,6 @@
 //! Binaries that link this crate need the rpath `build.rs` of this crate (and a direct
 //! `torch-sys` dependency) to run without `LD_LIBRARY_PATH`; see `build.rs`.
 
-pub mod augment;
 pub mod bench;
 pub mod config;
 pub mod loader;

@@ -12,16 +12,16 @@
 //!   from the window in proportion to their rows; each batch takes rows at random out of
 //!   the buffer. So rows of one game are spread over many batches, and memory stays bounded
 //!   whatever the window's size.
-//! * **Augmentation.** Each row gets a random symmetry ([`crate::augment`]).
+//! * **Augmentation.** Each row gets a random symmetry ([`hane_data::symmetries`]).
 //!
 //! The thread sends ready batches over a bounded channel (a few batches ahead), so reading
 //! and augmenting overlap the training step. The trainer only converts them to tensors.
 
-use crate::augment::Symmetries;
 use crate::config::TrainConfig;
 use crate::TrainError;
 use hane_data::features::{ENCODER_VERSION, GLOBALS, PLANES};
 use hane_data::shard::{self, Shard, ShardError, ShardMeta};
+use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
 use hane_engine::Rules;
 use hane_nn::{same_game, NetConfig};

@@ -1,4 +1,5 @@
-//! Data augmentation by the eight board symmetries.
+//! The eight board symmetries as index maps: the trainer's data augmentation, and the
+//! evaluator's random symmetry per position.
 //!
 //! Every feature plane is a function of the points, so a symmetry moves plane values with
 //! their points; the policy target moves with the engine's action map
@@ -54,6 +55,11 @@ impl Symmetries {
                 dst[base + self.points[s][i] as usize] = v;
             }
         }
+    }
+
+    /// The index that action `i` moves to under symmetry `s`.
+    pub fn action(&self, s: usize, i: usize) -> usize {
+        self.actions[s][i] as usize
     }
 
     /// Appends the policy moved by symmetry `s` to `out`.

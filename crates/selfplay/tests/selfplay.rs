@@ -6,7 +6,7 @@ use hane_engine::sgf::SgfGame;
 use hane_engine::Game;
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
-use hane_selfplay::{run, Progress, SelfplayConfig};
+use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -33,6 +33,11 @@ fn small(rules: &str) -> SelfplayConfig {
 
 fn uniform() -> EvaluatorFactory {
     Arc::new(|| Box::new(UniformEvaluator))
+}
+
+/// Plays `games` games with the uniform evaluator into `out`.
+fn play_uniform(cfg: &SelfplayConfig, games: u64, out: &Path) -> Result<RunSummary, String> {
+    run(cfg, games, out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -126,13 +131,11 @@ fn a_rerun_plays_only_unfinished_games_and_reproduces_them() {
     // replayed game must be the same game.
     let cfg_u = small("ttakji,size=5");
     let out_u = tmp("resume-u");
-    run(&cfg_u, 2, &out_u, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
-        .unwrap();
+    play_uniform(&cfg_u, 2, &out_u).unwrap();
     let g1 = out_u.join("sgf").join("g00000001.sgf");
     let text = std::fs::read_to_string(&g1).unwrap();
     std::fs::remove_file(&g1).unwrap();
-    run(&cfg_u, 2, &out_u, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
-        .unwrap();
+    play_uniform(&cfg_u, 2, &out_u).unwrap();
     assert_eq!(std::fs::read_to_string(&g1).unwrap(), text, "a replayed game is the same game");
     std::fs::remove_dir_all(&out).ok();
     std::fs::remove_dir_all(&out_u).ok();
@@ -179,9 +182,7 @@ fn opening_moves_are_played_but_not_recorded() {
     // every game completes and replays, and almost no position is searched for a row.
     let out = tmp("opening");
     let cfg = SelfplayConfig { opening_moves: 1000.0, resign_threshold: 0.0, ..small("ttakji,size=5") };
-    let s =
-        run(&cfg, 4, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
-            .unwrap();
+    let s = play_uniform(&cfg, 4, &out).unwrap();
     assert_eq!(s.games, 4);
     assert!(s.rows * 20 < s.moves, "{} rows of {} moves", s.rows, s.moves);
     for path in files(&out.join("sgf"), "sgf") {
@@ -195,9 +196,7 @@ fn opening_moves_are_played_but_not_recorded() {
 fn side_games_fork_from_positions_of_the_games_and_replay() {
     let out = tmp("forks");
     let cfg = SelfplayConfig { fork_prob: 0.2, resign_threshold: 0.0, ..small("ttakji,size=5") };
-    let s =
-        run(&cfg, 3, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
-            .unwrap();
+    let s = play_uniform(&cfg, 3, &out).unwrap();
     assert_eq!((s.games, s.results.iter().sum::<u64>()), (3, 3), "side games are not games");
     assert!(s.forks > 0);
     let sgfs = files(&out.join("sgf"), "sgf");
@@ -216,9 +215,7 @@ fn side_games_fork_from_positions_of_the_games_and_replay() {
     }
     // A rerun after losing a game replays it and its side games, and nothing else.
     std::fs::remove_file(out.join("sgf").join("g00000001.sgf")).unwrap();
-    let again =
-        run(&cfg, 3, &out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
-            .unwrap();
+    let again = play_uniform(&cfg, 3, &out).unwrap();
     assert_eq!((again.games, again.resumed), (1, 2));
     assert_eq!(files(&out.join("sgf"), "sgf").len(), sgfs.len());
     std::fs::remove_dir_all(&out).ok();
@@ -235,16 +232,7 @@ fn bad_configs_are_refused() {
         (SelfplayConfig { opening_moves: -1.0, ..SelfplayConfig::default() }, "opening_moves"),
         (SelfplayConfig { fork_prob: 2.0, ..SelfplayConfig::default() }, "fork_prob"),
     ] {
-        let e = run(
-            &cfg,
-            1,
-            &out,
-            uniform(),
-            "u",
-            Arc::new(Progress::default()),
-            Arc::new(AtomicBool::new(false)),
-        )
-        .unwrap_err();
+        let e = play_uniform(&cfg, 1, &out).unwrap_err();
         assert!(e.contains(needle), "{e}");
     }
 }

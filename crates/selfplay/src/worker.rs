@@ -42,26 +42,11 @@ impl Slot {
         let mut rules = shared.rules;
         rules.komi = komi::randomise(&rules, shared.cfg.komi_draw(), &mut rng);
         let game = GameState::new(rules);
-        let size = game.geo().size();
-        let search = Search::new(game.clone(), shared.cfg.search(size), rng.next_u64());
+        let search_seed = rng.next_u64();
         let playthrough = rng.unit() < f64::from(shared.cfg.resign_playthrough);
         let opening = opening::length(shared.cfg.opening_moves, &mut rng);
-        let mut s = Slot {
-            name: GameName { id, fork_turn: None },
-            game,
-            search,
-            rng,
-            target: 0,
-            full: false,
-            opening,
-            actions: Vec::new(),
-            rows: Vec::new(),
-            low: [0; 2],
-            playthrough,
-            would_resign: None,
-        };
-        s.new_budget(shared);
-        s
+        let name = GameName { id, fork_turn: None };
+        Slot::start(shared, name, game, Vec::new(), (rng, search_seed), opening, playthrough)
     }
 
     /// A side game from this game's position, drawn with probability `fork_prob` before a
@@ -78,24 +63,39 @@ impl Slot {
                 ^ self.name.id.wrapping_mul(0x9E37_79B9_7F4A_7C15)
                 ^ u64::from(turn + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
         );
-        let size = self.game.geo().size();
-        let search = Search::new(self.game.clone(), shared.cfg.search(size), rng.next_u64());
+        let search_seed = rng.next_u64();
+        let (game, actions) = (self.game.clone(), self.actions.clone());
+        Some(Slot::start(shared, name, game, actions, (rng, search_seed), 1, self.playthrough))
+    }
+
+    /// A game at `game` (reached by `actions`), with its random source and search seed.
+    fn start(
+        shared: &Shared,
+        name: GameName,
+        game: GameState,
+        actions: Vec<Action>,
+        (rng, search_seed): (Rng, u64),
+        opening: u32,
+        playthrough: bool,
+    ) -> Slot {
+        let size = game.geo().size();
+        let search = Search::new(game.clone(), shared.cfg.search(size), search_seed);
         let mut s = Slot {
             name,
-            game: self.game.clone(),
+            game,
             search,
             rng,
             target: 0,
             full: false,
-            opening: 1,
-            actions: self.actions.clone(),
+            opening,
+            actions,
             rows: Vec::new(),
             low: [0; 2],
-            playthrough: self.playthrough,
+            playthrough,
             would_resign: None,
         };
         s.new_budget(shared);
-        Some(s)
+        s
     }
 
     fn new_budget(&mut self, shared: &Shared) {

@@ -137,7 +137,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         let anchor_settings = anchor_settings(&cfg);
         let n_anchors = if cfg.pipeline.anchor_games > 0 { anchor_settings.anchors(&rules).len() } else { 0 };
-        if st.generations[i].finished(cfg.pipeline.komi_visits > 0, n_anchors) {
+        // Anchor matches are played only once a net has been accepted.
+        let anchors_due = if st.best_after(i + 1) == BASELINE { 0 } else { n_anchors };
+        if st.generations[i].finished(cfg.pipeline.komi_visits > 0, anchors_due) {
             continue;
         }
         let player = st.generations[i].player.clone();
@@ -173,7 +175,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             });
             st.save(&run_dir)?;
         }
-        if cfg.pipeline.komi_visits > 0 {
+        let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
+        if cfg.pipeline.komi_visits > 0 && !komi_done {
             let best = st.komi_net(i).unwrap_or_default();
             if best.is_empty() {
                 st.generations[i].komi_error = Some("no net trained yet".into());

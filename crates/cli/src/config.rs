@@ -45,7 +45,8 @@ pub struct LoopConfig {
     /// generation.
     pub samples_per_row: f64,
     /// Games of each generation's anchor matches: the best net against generation 0's
-    /// player and, for the Go rule sets, GNU Go at `anchor_gnugo_level` (0: no matches).
+    /// player, generation 0's net and, for the Go rule sets, GNU Go at `anchor_gnugo_level`
+    /// (0: no matches).
     pub anchor_games: u32,
     /// Visits per move of hane's players in anchor matches.
     pub anchor_visits: u32,

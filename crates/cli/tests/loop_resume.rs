@@ -35,6 +35,8 @@ channels = 8
 generations = 2
 games = 24
 gate_games = 4
+# Every gated candidate is accepted, so later generations play generation 0's net as an anchor.
+gate_threshold = 0.0
 gate_visits = 4
 komi_visits = 8
 anchor_games = 2
@@ -144,23 +146,21 @@ fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
         let w = &g["gate"]["results"];
         let played =
             w["wins"].as_u64().unwrap() + w["draws"].as_u64().unwrap() + w["losses"].as_u64().unwrap();
-        let gate_games: Vec<serde_json::Value> = serde_json::from_str(
-            &std::fs::read_to_string(out.join(format!("gates/gen-{i:03}.json"))).unwrap(),
-        )
-        .unwrap();
+        // A gate decided before its first game (threshold 0) leaves no file.
+        let gate_games: Vec<serde_json::Value> =
+            std::fs::read_to_string(out.join(format!("gates/gen-{i:03}.json")))
+                .map_or(Vec::new(), |t| serde_json::from_str(&t).unwrap());
         assert_eq!(gate_games.len() as u64, played, "generation {i}: gate games recorded once");
         assert_eq!(g["gate"]["komi"], g["selfplay"]["komi"], "generation {i}: gated at the self-play komi");
         assert!(g["komi"]["estimate"]["crossing"].is_f64() || g["komi_error"].is_string(), "generation {i}");
         assert!(g["komi_error"] != "no net trained yet", "generation {i}: the candidate is estimated");
-        let best_is_a_net = g["anchors"].as_array().is_some_and(|a| !a.is_empty());
-        if best_is_a_net {
-            let a = &g["anchors"][0];
-            assert_eq!(a["anchor"], "uniform");
+        for a in g["anchors"].as_array().unwrap() {
             let r = &a["results"];
             let n =
                 r["wins"].as_u64().unwrap() + r["draws"].as_u64().unwrap() + r["losses"].as_u64().unwrap();
             assert_eq!(n, 2, "generation {i}: a fixed-size anchor match");
         }
+        assert_eq!(anchor_names(g), expected_anchors(&gens[..=i]), "generation {i}");
     }
     // Generation 1 plays at the komi the estimate of generation 0 found (when it found one).
     if let Some(k) = gens[0]["komi"]["estimate"]["crossing"].as_f64() {
@@ -185,5 +185,32 @@ fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
     for png in ["elo.png", "losses.png"] {
         assert!(std::fs::read(out.join(png)).unwrap().starts_with(b"\x89PNG"), "{png}");
     }
+
+    // Only the number of generations may change: a third generation continues the run.
+    std::fs::write(&cfg, CONFIG.replace("generations = 2", "generations = 3")).unwrap();
+    let longer = hane_loop(&cfg, &out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&longer.stdout);
+    assert!(longer.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&longer.stderr));
+    assert!(!stdout.contains("generation 1:"), "generation 1 was finished:\n{stdout}");
+    let st = state(&out);
+    let gens = st["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 3);
+    assert_eq!(anchor_names(&gens[2]), expected_anchors(gens), "generation 2");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn anchor_names(g: &serde_json::Value) -> Vec<String> {
+    g["anchors"].as_array().unwrap().iter().map(|a| a["anchor"].as_str().unwrap().to_string()).collect()
+}
+
+/// The anchors of the last of `gens`: its best net plays the baseline and generation 0's net
+/// (not itself); while the baseline is the best player, nothing.
+fn expected_anchors(gens: &[serde_json::Value]) -> Vec<String> {
+    let best =
+        gens.iter().rev().find(|g| g["gate"]["accepted"] == true).map(|g| g["train"]["candidate"].clone());
+    match best.as_ref().and_then(|b| b.as_str()) {
+        None => vec![],
+        Some("models/gen-000.safetensors") => vec!["uniform".into()],
+        Some(_) => vec!["uniform".into(), "gen-000".into()],
+    }
 }

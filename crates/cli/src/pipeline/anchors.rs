@@ -1,8 +1,9 @@
 //! Elo against fixed anchors: after each generation the best net plays a match of a fixed
 //! number of games against each anchor (generation 0's player, hane's search without a net;
-//! GNU Go at a stated level for the Go rule sets), with the same settings, komi and openings
-//! in every generation, so the per-generation ratings are comparable and no match stops
-//! early on a lucky streak. Each match is resumable game by game like the gate.
+//! generation 0's net, which shows improvement after the first net has left the search without
+//! a net far behind; GNU Go at a stated level for the Go rule sets), with the same settings,
+//! komi and openings in every generation, so the per-generation ratings are comparable and no
+//! match stops early on a lucky streak. Each match is resumable game by game like the gate.
 
 use super::matches::{play_parallel, PlayerPair};
 use super::state::BASELINE;
@@ -16,10 +17,45 @@ use hane_eval::referee::SearchPlayer;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The name of the anchor [`Anchor::FirstNet`].
+pub const FIRST_NET: &str = "gen-000";
+
+/// How plots and reports name an anchor.
+pub fn label(name: &str) -> String {
+    match name {
+        BASELINE => "generation 0's player".into(),
+        FIRST_NET => "generation 0's net".into(),
+        _ => name.into(),
+    }
+}
+
+/// A fixed opponent of every generation's best net.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// Generation 0's player: hane's search without a net.
+    Baseline,
+    /// Generation 0's net: its model file relative to the run folder.
+    FirstNet(String),
+    /// GNU Go at a level.
+    GnuGo(u8),
+}
+
+impl Anchor {
+    /// The anchor's name in the run's state, reports and file names: [`BASELINE`],
+    /// [`FIRST_NET`] or `gnugo:LEVEL`.
+    pub fn name(&self) -> String {
+        match self {
+            Anchor::Baseline => BASELINE.to_string(),
+            Anchor::FirstNet(_) => FIRST_NET.to_string(),
+            Anchor::GnuGo(level) => format!("gnugo:{level}"),
+        }
+    }
+}
+
 /// One finished anchor match of a generation's best net.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AnchorMatch {
-    /// The anchor: [`BASELINE`] or `gnugo:LEVEL`.
+    /// The anchor's [`Anchor::name`].
     pub anchor: String,
     /// The net that played it (relative to the run folder).
     pub net: String,
@@ -51,11 +87,19 @@ pub struct AnchorSettings {
 }
 
 impl AnchorSettings {
-    /// The anchors for `rules`.
-    pub fn anchors(&self, rules: &Rules) -> Vec<String> {
-        let mut v = vec![BASELINE.to_string()];
+    /// The anchors that `best` plays in a run of `rules` whose generation 0 trained
+    /// `first_net` (`None` before it has): none while the best player is the baseline itself,
+    /// and never the best net against itself.
+    pub fn anchors(&self, rules: &Rules, first_net: Option<&str>, best: &str) -> Vec<Anchor> {
+        if self.games == 0 || best == BASELINE {
+            return Vec::new();
+        }
+        let mut v = vec![Anchor::Baseline];
+        if let Some(first) = first_net.filter(|f| *f != best) {
+            v.push(Anchor::FirstNet(first.to_string()));
+        }
         if let (Some(level), Variant::Go) = (self.gnugo_level, rules.variant) {
-            v.push(format!("gnugo:{level}"));
+            v.push(Anchor::GnuGo(level));
         }
         v
     }
@@ -82,11 +126,16 @@ pub fn play(
     rules: &Rules,
     run_dir: &Path,
     best: &str,
-    anchor: &str,
+    anchor: &Anchor,
     games_file: &Path,
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<AnchorMatch, Failure> {
     let rules = s.rules(rules);
+    let spec = match anchor {
+        Anchor::Baseline => "uniform".to_string(),
+        Anchor::FirstNet(file) => format!("model:{}", run_dir.join(file).display()),
+        Anchor::GnuGo(_) => anchor.name(),
+    };
     let players = || -> Result<PlayerPair, Failure> {
         let me = SearchPlayer {
             evaluator: net(&run_dir.join(best), &rules)?,
@@ -94,14 +143,12 @@ pub fn play(
             seed: s.seed,
             label: best.to_string(),
         };
-        let other =
-            player(if anchor == BASELINE { "uniform" } else { anchor }, &rules, s.visits, s.seed ^ 1)?;
-        Ok((Box::new(me), other))
+        Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1)?))
     };
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
     let w = play_parallel(&rules, &players, &settings, games_file, s.threads, on_game)?;
     Ok(AnchorMatch {
-        anchor: anchor.to_string(),
+        anchor: anchor.name(),
         net: best.to_string(),
         komi: rules.komi.as_f64(),
         results: w,
@@ -123,8 +170,12 @@ mod tests {
         assert!(lost.elo < -200.0 && lost.high < even.high, "{lost:?}");
     }
 
+    fn names(anchors: Vec<Anchor>) -> Vec<String> {
+        anchors.iter().map(Anchor::name).collect()
+    }
+
     #[test]
-    fn gnugo_anchors_only_the_go_rule_sets() {
+    fn gnugo_anchors_only_the_go_rule_sets_and_no_net_plays_itself() {
         let s = AnchorSettings {
             games: 2,
             visits: 8,
@@ -134,9 +185,20 @@ mod tests {
             seed: 1,
             threads: 1,
         };
-        assert_eq!(s.anchors(&"ttakji,size=5".parse().unwrap()), vec!["uniform", "gnugo:10"]);
-        assert_eq!(s.anchors(&"sligo,size=5".parse().unwrap()), vec!["uniform"]);
+        let go = "ttakji,size=5".parse().unwrap();
+        let gen0 = "models/gen-000.safetensors";
+        let first = Some(gen0);
+        let later = "models/gen-004.safetensors";
+        assert_eq!(names(s.anchors(&go, first, later)), vec!["uniform", "gen-000", "gnugo:10"]);
+        assert_eq!(names(s.anchors(&go, first, gen0)), vec!["uniform", "gnugo:10"]);
+        assert_eq!(names(s.anchors(&go, None, BASELINE)), Vec::<String>::new());
+        assert_eq!(
+            names(s.anchors(&"sligo,size=5".parse().unwrap(), first, later)),
+            vec!["uniform", "gen-000"]
+        );
         let none = AnchorSettings { gnugo_level: None, ..s };
-        assert_eq!(none.anchors(&"ttakji,size=5".parse().unwrap()), vec!["uniform"]);
+        assert_eq!(names(none.anchors(&go, first, later)), vec!["uniform", "gen-000"]);
+        let off = AnchorSettings { games: 0, ..none };
+        assert!(off.anchors(&go, first, later).is_empty());
     }
 }

@@ -136,10 +136,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             st.save(&run_dir)?;
         }
         let anchor_settings = anchor_settings(&cfg);
-        let n_anchors = if cfg.pipeline.anchor_games > 0 { anchor_settings.anchors(&rules).len() } else { 0 };
-        // Anchor matches are played only once a net has been accepted.
-        let anchors_due = if st.best_after(i + 1) == BASELINE { 0 } else { n_anchors };
-        if st.generations[i].finished(cfg.pipeline.komi_visits > 0, anchors_due) {
+        let anchors_due = |st: &RunState| {
+            let first = st.generations[0].candidate().map(str::to_string);
+            anchor_settings.anchors(&rules, first.as_deref(), &st.best_after(i + 1))
+        };
+        let due: Vec<String> = anchors_due(&st).iter().map(anchors::Anchor::name).collect();
+        if st.generations[i].finished(cfg.pipeline.komi_visits > 0, &due) {
             continue;
         }
         let player = st.generations[i].player.clone();
@@ -203,34 +205,27 @@ pub fn run(a: Args) -> Result<(), Failure> {
             }
         }
         let best = st.best_after(i + 1);
-        if best != BASELINE {
-            for anchor in anchor_settings
-                .anchors(&rules)
-                .into_iter()
-                .take(n_anchors)
-                .skip(st.generations[i].anchors.len())
-            {
-                println!("== generation {g}: {best} against the anchor {anchor}");
-                let file = run_dir.join("anchors").join(format!(
-                    "{}-{}.json",
-                    gen_name(g),
-                    anchor.replace(':', "-")
-                ));
-                std::fs::create_dir_all(run_dir.join("anchors")).map_err(|e| io_failure(&run_dir, e))?;
-                let bar = ProgressBar::new(u64::from(cfg.pipeline.anchor_games));
-                let m =
-                    anchors::play(&anchor_settings, &rules, &run_dir, &best, &anchor, &file, &mut |n, w| {
-                        bar.set_position(u64::from(n));
-                        bar.set_message(format!("net {}-{}-{}", w.wins, w.draws, w.losses));
-                    })?;
-                bar.finish_and_clear();
-                println!(
-                    "anchor {anchor}: net {}-{}-{} (W-D-L) at komi {}",
-                    m.results.wins, m.results.draws, m.results.losses, m.komi
-                );
-                st.generations[i].anchors.push(m);
-                st.save(&run_dir)?;
+        for anchor in anchors_due(&st) {
+            let name = anchor.name();
+            if st.generations[i].played(&name) {
+                continue;
             }
+            println!("== generation {g}: {best} against the anchor {name}");
+            let file =
+                run_dir.join("anchors").join(format!("{}-{}.json", gen_name(g), name.replace(':', "-")));
+            std::fs::create_dir_all(run_dir.join("anchors")).map_err(|e| io_failure(&run_dir, e))?;
+            let bar = ProgressBar::new(u64::from(cfg.pipeline.anchor_games));
+            let m = anchors::play(&anchor_settings, &rules, &run_dir, &best, &anchor, &file, &mut |n, w| {
+                bar.set_position(u64::from(n));
+                bar.set_message(format!("net {}-{}-{}", w.wins, w.draws, w.losses));
+            })?;
+            bar.finish_and_clear();
+            println!(
+                "anchor {name}: net {}-{}-{} (W-D-L) at komi {}",
+                m.results.wins, m.results.draws, m.results.losses, m.komi
+            );
+            st.generations[i].anchors.push(m);
+            st.save(&run_dir)?;
         }
         report::write(&st, &run_dir)?;
         println!("{}", report::generation_line(&st, i));

@@ -143,7 +143,7 @@ fn elo_chart(st: &RunState) -> Chart {
                     .and_then(|m| m.elo.map(|r| (f64::from(g.index), r)))
             })
             .collect();
-        let label = if name == super::state::BASELINE { "generation 0's player".to_string() } else { name };
+        let label = super::anchors::label(&name);
         chart = chart.with_series(
             Series::new(
                 label,
@@ -223,7 +223,7 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
         for m in matches {
             s.push_str(&format!(
                 "best net against {} at komi {}: {}-{}-{} (W-D-L), Elo {} (95% interval, one virtual draw)\n",
-                m.anchor,
+                super::anchors::label(&m.anchor),
                 m.komi,
                 m.results.wins,
                 m.results.draws,

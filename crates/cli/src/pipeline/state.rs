@@ -61,12 +61,22 @@ impl Generation {
         }
     }
 
-    /// Whether every phase is finished (the komi estimate made or failed, or not wanted; the
-    /// `anchors` anchor matches played).
-    pub fn finished(&self, komi_wanted: bool, anchors: usize) -> bool {
+    /// Whether every phase is finished (the komi estimate made or failed, or not wanted; a
+    /// match played against each anchor named in `anchors`).
+    pub fn finished(&self, komi_wanted: bool, anchors: &[String]) -> bool {
         self.gate.is_some()
             && (!komi_wanted || self.komi.is_some() || self.komi_error.is_some())
-            && self.anchors.len() >= anchors
+            && anchors.iter().all(|a| self.played(a))
+    }
+
+    /// Whether the best net of the generation has played the anchor named `anchor`.
+    pub fn played(&self, anchor: &str) -> bool {
+        self.anchors.iter().any(|m| m.anchor == anchor)
+    }
+
+    /// The model file of the candidate it trained, once trained.
+    pub fn candidate(&self) -> Option<&str> {
+        self.train.as_ref().map(|t| t.candidate.as_str())
     }
 }
 

@@ -116,9 +116,57 @@ pub fn parse(text: &str) -> Result<ConfigFile, String> {
     Ok(cfg)
 }
 
+/// `text` with `[selfplay] seed` set to `seed`: its line replaced, or added at the end of the
+/// table (the table added when missing); comments and every other line kept as they are.
+pub fn with_seed(text: &str, seed: u64) -> String {
+    let line = format!("seed = {seed}");
+    let mut out: Vec<String> = Vec::new();
+    let (mut in_selfplay, mut done) = (false, false);
+    for l in text.lines() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            if in_selfplay && !done {
+                out.push(line.clone());
+                done = true;
+            }
+            in_selfplay = t.starts_with("[selfplay]");
+        } else if in_selfplay && !done && t.split_once('=').is_some_and(|(k, _)| k.trim() == "seed") {
+            out.push(line.clone());
+            done = true;
+            continue;
+        }
+        out.push(l.to_string());
+    }
+    if !done {
+        if !in_selfplay {
+            out.push("[selfplay]".into());
+        }
+        out.push(line);
+    }
+    out.join("\n") + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seed_replaces_the_configs_own_or_is_added() {
+        let shipped = include_str!("../../../configs/ttakji-5x5.toml");
+        let base = parse(shipped).unwrap();
+        let seeded = with_seed(shipped, 7);
+        let mut cfg = parse(&seeded).unwrap();
+        assert_eq!(cfg.selfplay.seed, 7);
+        assert!(seeded.contains("# Seed of everything random in the run"), "comments kept");
+        cfg.selfplay.seed = base.selfplay.seed;
+        assert_eq!(cfg, base, "nothing else changed");
+        assert_eq!(with_seed(&seeded, 7), seeded, "setting it again changes nothing");
+        let no_key = "[selfplay]\nthreads = 2\n[train]\nsteps = 5\n";
+        let cfg = parse(&with_seed(no_key, 3)).unwrap();
+        assert_eq!((cfg.selfplay.seed, cfg.selfplay.threads, cfg.train.steps), (3, 2, 5));
+        assert_eq!(parse(&with_seed("[loop]\ngames = 4\n", 9)).unwrap().selfplay.seed, 9);
+        assert_eq!(parse(&with_seed("", 9)).unwrap().selfplay.seed, 9);
+    }
 
     #[test]
     fn shipped_configs_parse() {

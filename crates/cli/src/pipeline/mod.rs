@@ -61,6 +61,10 @@ pub struct Args {
     /// Run folder; rerunning the same command continues the run.
     #[arg(long)]
     out: PathBuf,
+    /// Seed of the run, in place of the config's `[selfplay] seed` (kept in the run's copy of
+    /// the config, so a rerun without it continues the same run).
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 /// The embedded default config.
@@ -83,6 +87,10 @@ fn run_config(a: &Args) -> Result<ConfigFile, Failure> {
             .map_err(|e| Failure::input(format!("cannot read config {}: {e}", p.display())))?,
         None if copy.exists() => std::fs::read_to_string(&copy).map_err(|e| io_failure(&copy, e))?,
         None => DEFAULT_CONFIG.to_string(),
+    };
+    let text = match a.seed {
+        Some(seed) => config::with_seed(&text, seed),
+        None => text,
     };
     let name =
         a.config.as_ref().map_or("the embedded default config".to_string(), |p| p.display().to_string());
@@ -344,6 +352,8 @@ fn train(cfg: &ConfigFile, run_dir: &Path, g: u32, from: u64, rows: u64) -> Resu
     let mut tc = cfg.train.clone();
     tc.cycle_start = from;
     tc.steps = from + generation_steps(cfg, rows);
+    // The run's seed reaches the trainer too (its first weights, shuffling and symmetries).
+    tc.seed ^= cfg.selfplay.seed << 32;
     let bar = ProgressBar::new(tc.steps);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  [{elapsed_precise}]")

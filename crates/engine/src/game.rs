@@ -5,7 +5,7 @@
 use crate::action::Action;
 use crate::board::{Board, Color, PointSet, EMPTY, WALL};
 use crate::point::{Dir, Geometry, Point};
-use crate::rules::{KoRule, Rules, Variant};
+use crate::rules::{KoRule, Komi, Rules, RulesError, Variant};
 use crate::score::{self, Score};
 use crate::zobrist;
 use std::fmt;
@@ -263,6 +263,37 @@ impl GameState {
         self.turns = 1;
         self.remember(self.board.hash());
         Ok(())
+    }
+
+    /// Gives the turn to the opponent with a pass that does not bring the game closer to its
+    /// end: the pass a GTP controller implies when it plays one colour twice (`play b pass`,
+    /// then `play b D4` must not end the game). Like any pass it is a turn (the turn cap
+    /// counts it, and simple ko's reference becomes the current position), but the count of
+    /// consecutive passes stays as it was: the run of passes goes on from where the mover
+    /// left it, as if the implied pass were not there.
+    pub fn pass_implied(&mut self) -> Result<(), PlayError> {
+        if self.over {
+            return Err(PlayError::GameOver);
+        }
+        if self.phase != Phase::Start {
+            return Err(PlayError::WrongPhase("a Sligo turn is half played".into()));
+        }
+        let passes = self.passes;
+        self.finish_turn(None);
+        self.passes = passes;
+        // The game was not over, so only the turn cap can end it here.
+        self.over = self.turns >= self.max_turns;
+        Ok(())
+    }
+
+    /// This game with `komi` instead of the rules' komi, everything else kept (GTP's `komi`
+    /// during a game: the position and its history stay). Fails, changing nothing, when the
+    /// rules refuse that komi (Loose's komi is an even integer).
+    pub fn with_komi(&self, komi: Komi) -> Result<GameState, RulesError> {
+        let mut rules = self.rules;
+        rules.komi = komi;
+        rules.validate()?;
+        Ok(GameState { rules, ..self.clone() })
     }
 
     /// The rules.

@@ -13,6 +13,11 @@ pub const ENCODER_VERSION: u32 = 2;
 pub const PLANES: usize = 19;
 /// Number of global features.
 pub const GLOBALS: usize = 13;
+/// Index of the komi among the global features, the only one outside 0..=1: the side to
+/// move's komi (positive for White) divided by [`KOMI_SCALE`].
+pub const KOMI_GLOBAL: usize = 1;
+/// Points of komi per unit of the komi feature.
+pub const KOMI_SCALE: f32 = 15.0;
 /// Encodes `g` into `PLANES * N * N` plane values (0/1) and `GLOBALS` floats. The recent-move
 /// planes come from the state itself ([`GameState::recent_placements`]), so self-play rows
 /// and the positions a search evaluates are encoded alike.
@@ -66,7 +71,7 @@ pub fn encode(g: &GameState) -> (Vec<u8>, Vec<f32>) {
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let globals = vec![
         flag(me == Color::White),
-        komi_me / 15.0,
+        komi_me / KOMI_SCALE,
         flag(rules.variant == Variant::Go),
         flag(rules.variant == Variant::Loose),
         flag(rules.variant == Variant::Sligo),
@@ -151,7 +156,7 @@ mod tests {
         assert_eq!(planes[15 * n2 + i], 1, "the one before (passes are not placements)");
         assert_eq!(planes[16 * n2..19 * n2].iter().map(|&v| v as usize).sum::<usize>(), 0);
         assert_eq!(globals[0], 1.0);
-        assert!((globals[1] - 7.0 / 15.0).abs() < 1e-6);
+        assert!((globals[KOMI_GLOBAL] - 7.0 / KOMI_SCALE).abs() < 1e-6);
         assert_eq!(globals.len(), GLOBALS);
         assert_eq!(planes.len(), PLANES * n2);
     }

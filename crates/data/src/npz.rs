@@ -105,19 +105,44 @@ impl Array {
 
 /// CRC-32 (IEEE), as zip and `zlib.crc32` compute it.
 pub fn crc32(data: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        let mut t = [0u32; 256];
-        for (i, e) in t.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+    let mut c = Crc32::default();
+    c.update(data);
+    c.finish()
+}
+
+/// [`crc32`] fed in pieces, for data that is not in one buffer (a shard's arrays, a
+/// checkpoint's tensors): the result is that of the pieces concatenated.
+#[derive(Clone, Copy, Debug)]
+pub struct Crc32(u32);
+
+impl Default for Crc32 {
+    fn default() -> Crc32 {
+        Crc32(!0)
+    }
+}
+
+impl Crc32 {
+    /// Adds `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
+        let t = TABLE.get_or_init(|| {
+            let mut t = [0u32; 256];
+            for (i, e) in t.iter_mut().enumerate() {
+                let mut c = i as u32;
+                for _ in 0..8 {
+                    c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                }
+                *e = c;
             }
-            *e = c;
-        }
-        t
-    });
-    !data.iter().fold(!0u32, |c, &b| t[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8))
+            t
+        });
+        self.0 = data.iter().fold(self.0, |c, &b| t[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8));
+    }
+
+    /// The checksum of everything added.
+    pub fn finish(self) -> u32 {
+        !self.0
+    }
 }
 
 /// Serialises arrays into an uncompressed zip (`.npz`) in memory.
@@ -310,5 +335,10 @@ mod tests {
         assert!(read(&bytes[..bytes.len() / 2]).is_err());
         assert!(read(b"").is_err());
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        let mut pieces = Crc32::default();
+        for piece in [&b"1234"[..], b"", b"56789"] {
+            pieces.update(piece);
+        }
+        assert_eq!(pieces.finish(), 0xCBF4_3926);
     }
 }

@@ -1,21 +1,34 @@
 //! Shards: `.npz` files of training rows that describe themselves.
 //!
-//! | array | dtype | shape | meaning |
-//! |---|---|---|---|
-//! | `input_nchw` | u8 | N × C × S × S | feature planes ([`crate::features`]) |
-//! | `global_nc` | f32 | N × G | global features |
-//! | `policy_nm` | f32 | N × M | search visit distribution over the action space (sums to 1) |
-//! | `value_nc` | f32 | N × 3 | final win / draw / loss for the side to move |
-//! | `score_n` | f32 | N | final score margin for the side to move (komi included) |
-//! | `ownership_nhw` | i8 | N × S × S | final owner of each point: 1 side to move, −1 opponent, 0 none |
-//! | `meta` | u8 | bytes | UTF-8 JSON [`ShardMeta`], with a CRC-32 over all the arrays above |
+//! | array | dtype | shape | meaning | valid values |
+//! |---|---|---|---|---|
+//! | `input_nchw` | u8 | N × C × S × S | feature planes ([`crate::features`]) | 0 or 1 |
+//! | `global_nc` | f32 | N × G | global features | 0..=1; the komi one ([`KOMI_GLOBAL`]) in the komi domain |
+//! | `policy_nm` | f32 | N × M | search visit distribution over the action space | ≥ 0, summing to 1 (or all 0: no target) |
+//! | `value_nc` | f32 | N × 3 | final win / draw / loss for the side to move | 0..=1, summing to 1 |
+//! | `score_n` | f32 | N | final score margin for the side to move (komi included) | see below |
+//! | `ownership_nhw` | i8 | N × S × S | final owner of each point: 1 side to move, −1 opponent, 0 none | −1, 0, 1 |
+//! | `meta` | u8 | bytes | UTF-8 JSON [`ShardMeta`], with a CRC-32 over all the arrays above | |
+//!
+//! Floats are finite. A score minus the side to move's komi (the komi feature times
+//! [`KOMI_SCALE`]) is, in absolute value, at most 2·S² plus the most turns the engine plays
+//! on the board: each point counts at most twice (a dead stone is its captor's territory and
+//! its owner's loss), each prisoner once, and there are fewer prisoners than turns. That bound
+//! is loose on purpose: it must also hold for a resigned game, whose score is the search's
+//! estimate.
 //!
 //! Writers put the file under a temporary name in the same directory and rename it when it is
-//! complete, so a reader never sees a partial shard. Readers check the metadata, every shape and
-//! the checksum before using anything.
+//! complete, so a reader never sees a partial shard. Readers check the metadata, every shape,
+//! the checksum and every value (of a shard of this build's encoder; one of another is refused
+//! by its metadata) before using anything: a checksum only proves that the bytes are those
+//! written, and a writer fed NaN by a broken search checksums NaN. One such row makes the loss
+//! NaN from the next training step on, so a shard with an invalid value is refused whole,
+//! like a damaged one.
 
-use crate::features::{ENCODER_VERSION, GLOBALS, PLANES};
-use crate::npz::{self, Array, Dtype};
+use crate::features::{ENCODER_VERSION, GLOBALS, KOMI_GLOBAL, KOMI_SCALE, PLANES};
+use crate::npz::{self, Array, Crc32, Dtype};
+use hane_engine::rules::MoveCap;
+use hane_engine::{Komi, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::io::Write;
@@ -77,7 +90,8 @@ pub struct ShardMeta {
 pub enum ShardError {
     /// The file could not be read or written.
     Io(PathBuf, std::io::Error),
-    /// The file is not a valid shard (corrupt, truncated, inconsistent).
+    /// The file is not a valid shard (corrupt, truncated, inconsistent, or holding a value
+    /// out of range).
     Corrupt(PathBuf, String),
 }
 
@@ -121,11 +135,86 @@ impl Shard {
 }
 
 fn checksum(arrays: &[Array]) -> u32 {
-    let mut all = Vec::new();
+    let mut crc = Crc32::default();
     for a in arrays {
-        all.extend_from_slice(&a.data);
+        crc.update(&a.data);
     }
-    npz::crc32(&all)
+    crc.finish()
+}
+
+/// How far a policy or value target may sum from 1: they are normalised in `f32`, whose
+/// rounding over a few hundred terms stays below 1e-5.
+const SUM_TOLERANCE: f32 = 1e-3;
+
+/// The largest `|score − komi|` a row of an `s` × `s` board (2..=19) can hold, for the side
+/// to move with its komi: two points per board point plus one per turn of the longest game
+/// the engine plays on that board ([`Rules::max_turns`] without a cap). See the module docs.
+fn score_bound(s: usize) -> f64 {
+    let any = u8::try_from(s).ok().and_then(|size| Rules::preset_sized("ttakji", size).ok());
+    let uncapped = Rules { cap: MoveCap::None, ..any.expect("ttakji is played on every size 2..=19") };
+    (2 * s * s) as f64 + f64::from(uncapped.max_turns())
+}
+
+/// Checks every value of validated arrays (in [`ARRAYS`] order, of this build's encoder)
+/// against the table in the module docs; the error names the array, the row and the value.
+fn check_values(meta: &ShardMeta, a: &[Array]) -> Result<(), String> {
+    let (n2, g, m) = (meta.board_size * meta.board_size, meta.globals, meta.action_space);
+    let bad = |name: &str, i: usize, what: String| Err(format!("{name} row {i}: {what}"));
+    let finite = |name: &str, i: usize, v: &[f32]| match v.iter().find(|x| !x.is_finite()) {
+        Some(x) => bad(name, i, format!("{x} is not a finite number")),
+        None => Ok(()),
+    };
+    let unit = |name: &str, i: usize, v: &[f32]| match v.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+        Some(x) => bad(name, i, format!("{x} is outside 0..=1")),
+        None => Ok(()),
+    };
+    let row_len = meta.planes * n2;
+    if let Some(k) = a[0].data.iter().position(|&b| b > 1) {
+        return bad("input_nchw", k / row_len, format!("plane value {}, expected 0 or 1", a[0].data[k]));
+    }
+    let (globals, policy, value, score) = (a[1].as_f32(), a[2].as_f32(), a[3].as_f32(), a[4].as_f32());
+    let bound = score_bound(meta.board_size);
+    for i in 0..meta.rows {
+        let gl = &globals[i * g..(i + 1) * g];
+        finite("global_nc", i, gl)?;
+        for (j, &x) in gl.iter().enumerate() {
+            if j != KOMI_GLOBAL {
+                unit("global_nc", i, &[x])?;
+            }
+        }
+        // The komi in half-points, as the rules hold it (dividing by the scale rounded it).
+        let komi = (2.0 * f64::from(gl[KOMI_GLOBAL] * KOMI_SCALE)).round() / 2.0;
+        if Komi::from_f64(komi).is_none() {
+            return bad("global_nc", i, format!("komi {komi} is outside the komi domain"));
+        }
+        let p = &policy[i * m..(i + 1) * m];
+        finite("policy_nm", i, p)?;
+        if let Some(x) = p.iter().find(|&&x| x < 0.0) {
+            return bad("policy_nm", i, format!("negative probability {x}"));
+        }
+        let sum: f32 = p.iter().sum();
+        if sum != 0.0 && (sum - 1.0).abs() > SUM_TOLERANCE {
+            return bad("policy_nm", i, format!("probabilities sum to {sum}"));
+        }
+        let v = &value[i * 3..(i + 1) * 3];
+        finite("value_nc", i, v)?;
+        unit("value_nc", i, v)?;
+        let sum: f32 = v.iter().sum();
+        if (sum - 1.0).abs() > SUM_TOLERANCE {
+            return bad("value_nc", i, format!("win, draw and loss sum to {sum}"));
+        }
+        finite("score_n", i, &score[i..=i])?;
+        if (f64::from(score[i]) - komi).abs() > bound {
+            let s = meta.board_size;
+            let what =
+                format!("score {} with komi {komi} is beyond {bound} points on a {s}x{s} board", score[i]);
+            return bad("score_n", i, what);
+        }
+    }
+    if let Some(k) = a[5].data.iter().position(|&b| !(-1..=1).contains(&(b as i8))) {
+        return bad("ownership_nhw", k / n2, format!("owner {}, expected -1, 0 or 1", a[5].data[k] as i8));
+    }
+    Ok(())
 }
 
 /// Builds the arrays and metadata of a shard from rows (all of one board size and action space).
@@ -194,7 +283,7 @@ pub fn read(path: &Path) -> Result<Shard, ShardError> {
     decode(&bytes).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e))
 }
 
-/// Validates and splits shard bytes.
+/// Validates and splits shard bytes: the metadata, every shape, the checksum and every value.
 pub fn decode(bytes: &[u8]) -> Result<Shard, String> {
     let mut arrays = npz::read(bytes).map_err(|e| e.to_string())?;
     let meta_at = arrays.iter().position(|a| a.name == "meta").ok_or("no meta entry")?;
@@ -225,6 +314,11 @@ pub fn decode(bytes: &[u8]) -> Result<Shard, String> {
     }
     if checksum(&ordered) != meta.crc32 {
         return Err("checksum mismatch".into());
+    }
+    // Values follow the table only under this build's encoder; a reader refuses a shard of
+    // another one by its metadata, whatever its values.
+    if (meta.encoder_version, meta.planes, meta.globals) == (ENCODER_VERSION, PLANES, GLOBALS) {
+        check_values(&meta, &ordered)?;
     }
     Ok(Shard { meta, arrays: ordered })
 }
@@ -265,5 +359,43 @@ mod tests {
         arrays.push(Array::u8("meta", vec![json.len()], json));
         assert!(decode(&npz::write(&arrays)).unwrap_err().contains("checksum"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused_despite_a_valid_checksum() {
+        type Damage = fn(&mut Row);
+        let cases: [(Damage, &str); 14] = [
+            (|r| r.planes[3] = 2, "input_nchw row 1: plane value 2"),
+            (|r| r.globals[0] = f32::NAN, "global_nc row 1: NaN is not a finite number"),
+            (|r| r.globals[0] = 2.0, "global_nc row 1: 2 is outside 0..=1"),
+            (|r| r.globals[KOMI_GLOBAL] = 1e6, "outside the komi domain"),
+            (|r| r.policy[2] = f32::NAN, "policy_nm row 1: NaN is not a finite number"),
+            (|r| r.policy[2] = f32::INFINITY, "policy_nm row 1: inf is not a finite number"),
+            (|r| r.policy = vec![0.6, 0.6, -0.2, 0.0, 0.0], "policy_nm row 1: negative probability -0.2"),
+            (|r| r.policy[0] = 0.5, "policy_nm row 1: probabilities sum to 1.3"),
+            (|r| r.value = [0.5, f32::NEG_INFINITY, 0.5], "value_nc row 1: -inf is not a finite number"),
+            (|r| r.value = [1.5, -0.5, 0.0], "value_nc row 1: 1.5 is outside 0..=1"),
+            (|r| r.value = [0.5, 0.5, 0.5], "value_nc row 1: win, draw and loss sum to 1.5"),
+            (|r| r.score = f32::NAN, "score_n row 1: NaN is not a finite number"),
+            (
+                |r| r.score = 1e9,
+                "score_n row 1: score 1000000000 with komi 7.5 is beyond 72 points on a 2x2 board",
+            ),
+            (|r| r.ownership[2] = 2, "ownership_nhw row 1: owner 2, expected -1, 0 or 1"),
+        ];
+        for (damage, expect) in cases {
+            let mut rows = vec![row(0), row(1), row(2)];
+            damage(&mut rows[1]);
+            let msg = decode(&encode(&rows, "ttakji,size=2", 2, 1, "test")).unwrap_err();
+            assert!(msg.contains(expect), "{msg:?} should say {expect:?}");
+        }
+        // A row without a policy target (a search without visits) and the largest possible
+        // score are valid: 2x2 is 4 points, played at most 16 turns each.
+        let mut rows = vec![row(0), row(1)];
+        rows[0].policy = vec![0.0; 5];
+        rows[0].score = 7.5 + 2.0 * 4.0 + 64.0;
+        rows[1].globals[KOMI_GLOBAL] = -1000.0 / KOMI_SCALE;
+        rows[1].score = -1000.0 - 72.0;
+        decode(&encode(&rows, "ttakji,size=2", 2, 1, "test")).unwrap();
     }
 }

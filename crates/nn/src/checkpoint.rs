@@ -3,18 +3,26 @@
 //! The file holds the network's variables under their names (`stem.conv.weight`, ...), any
 //! extra tensors of the caller (the trainer's optimizer buffers, under `optimizer.`), and in
 //! the header's `__metadata__` map a JSON [`ModelMeta`] under the key `hane` (encoder
-//! version, rule set, board size and net shape), plus the caller's extra entries.
+//! version, rule set, board size and net shape), plus the caller's extra entries and, under
+//! [`CHECKSUM_KEY`], a CRC-32 over all of that and every tensor (see [`FORMAT_VERSION`]).
 //!
 //! Files are written to a temporary name and renamed, so a crash leaves either the old file
 //! or the new one. Reading checks everything before it is used: the header (by the
-//! `safetensors` parser: offsets, sizes), the metadata, the net configuration's limits, and
-//! every tensor's name, dtype and shape against the network built from it. A damaged or
-//! foreign file is an [`NnError`], never a panic.
+//! `safetensors` parser: offsets, sizes), the checksum, that every value is finite, the
+//! metadata, the net configuration's limits, and every tensor's name, dtype and shape against
+//! the network built from it. A damaged or foreign file is an [`NnError`], never a panic.
+//!
+//! The checksum catches what the parser cannot: a flipped bit in the tensor data leaves a
+//! well-formed file with other weights, which would play (or train) on silently. The finite
+//! check catches what the checksum cannot: a net that diverged checksums its NaN faithfully,
+//! and a search on NaN values still picks moves. Writing refuses non-finite tensors too, so
+//! no checkpoint of a diverged net is ever written.
 
 use crate::config::{same_game, NetConfig};
 use crate::model::Network;
 use crate::NnError;
 use hane_data::features::ENCODER_VERSION;
+use hane_data::npz::Crc32;
 use hane_engine::Rules;
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
@@ -23,10 +31,24 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 
-/// Version of the checkpoint layout.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the checkpoint layout. Version 2 added the checksum under [`CHECKSUM_KEY`] and
+/// requires it.
+///
+/// Version 1 files, written before checkpoints had a checksum, still load: their values are
+/// checked finite, but their bytes cannot be verified. Refusing them would strand every
+/// earlier run (its resumable trainer state, its generations' nets) for a check those files
+/// never had a chance to pass. The version is still bumped, rather than the checksum made
+/// optional, so that a damaged version 2 file that lost its checksum entry is refused
+/// instead of passing as an old one; a build from before version 2 refuses version 2 files
+/// by their version, with a clear message.
+pub const FORMAT_VERSION: u32 = 2;
 /// The `__metadata__` key holding the [`ModelMeta`] JSON.
 pub const META_KEY: &str = "hane";
+/// The `__metadata__` key holding the checksum: the CRC-32 ([`hane_data::npz::Crc32`], the
+/// shards' checksum) of every other metadata entry, key and value, in key order, then of
+/// every tensor's name, shape and little-endian bytes, in name order; lengths come before
+/// strings and lists, so no two contents feed it the same bytes. Eight hexadecimal digits.
+pub const CHECKSUM_KEY: &str = "hane_crc32";
 /// Prefix of tensors that belong to the trainer, not the network.
 pub const OPTIMIZER_PREFIX: &str = "optimizer.";
 /// Largest file accepted (a b64c512 net with optimizer state is well below).
@@ -73,7 +95,7 @@ impl ModelMeta {
     }
 }
 
-/// A checkpoint read into memory (tensors on the CPU).
+/// A checkpoint read into memory (tensors on the CPU), verified and finite.
 #[derive(Debug)]
 pub struct Checkpoint {
     /// Where it was read from.
@@ -82,7 +104,7 @@ pub struct Checkpoint {
     pub meta: ModelMeta,
     /// Every tensor, by name.
     pub tensors: BTreeMap<String, Tensor>,
-    /// Metadata entries other than [`META_KEY`].
+    /// Metadata entries other than [`META_KEY`] and [`CHECKSUM_KEY`].
     pub extra: BTreeMap<String, String>,
 }
 
@@ -107,6 +129,33 @@ impl View for &Bytes {
     }
 }
 
+/// See [`CHECKSUM_KEY`]; `tensors` in name order.
+fn checksum<'a>(
+    metadata: &BTreeMap<String, String>,
+    tensors: impl Iterator<Item = (&'a str, &'a [usize], &'a [u8])>,
+) -> u32 {
+    let mut crc = Crc32::default();
+    let mut feed = |bytes: &[u8]| {
+        crc.update(&(bytes.len() as u64).to_le_bytes());
+        crc.update(bytes);
+    };
+    for (k, v) in metadata {
+        feed(k.as_bytes());
+        feed(v.as_bytes());
+    }
+    for (name, shape, data) in tensors {
+        feed(name.as_bytes());
+        feed(&shape.iter().flat_map(|&d| (d as u64).to_le_bytes()).collect::<Vec<u8>>());
+        feed(data);
+    }
+    crc.finish()
+}
+
+/// How many of the little-endian `f32` values in `data` are NaN or infinite.
+fn non_finite(data: &[u8]) -> usize {
+    data.chunks_exact(4).filter(|c| !f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite()).count()
+}
+
 fn to_bytes(t: &Tensor) -> Result<Bytes, NnError> {
     let t = t.f_to_device(Device::Cpu)?.f_to_kind(Kind::Float)?.f_contiguous()?;
     let numel = t.numel();
@@ -115,17 +164,26 @@ fn to_bytes(t: &Tensor) -> Result<Bytes, NnError> {
     Ok(Bytes { shape: t.size().iter().map(|&d| d as usize).collect(), data })
 }
 
-/// Writes a checkpoint atomically: `tensors` (float; moved to the CPU), `meta` and `extra`.
+/// Writes a checkpoint atomically: `tensors` (float; moved to the CPU), `meta`, `extra` and
+/// the checksum. A tensor with a NaN or infinite value is [`NnError::NonFinite`], and
+/// nothing is written.
 pub fn write(
     path: &Path,
     meta: &ModelMeta,
     tensors: &[(String, Tensor)],
     extra: &BTreeMap<String, String>,
 ) -> Result<(), NnError> {
-    let bytes: Vec<(String, Bytes)> =
+    let mut bytes: Vec<(String, Bytes)> =
         tensors.iter().map(|(n, t)| Ok((n.clone(), to_bytes(t)?))).collect::<Result<_, NnError>>()?;
-    let mut info: HashMap<String, String> = extra.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    bytes.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some((name, count)) = bytes.iter().map(|(n, b)| (n, non_finite(&b.data))).find(|c| c.1 > 0) {
+        return Err(NnError::NonFinite { path: path.to_path_buf(), tensor: name.clone(), count });
+    }
+    let mut info = extra.clone();
     info.insert(META_KEY.into(), serde_json::to_string(meta).expect("metadata serialises"));
+    let crc = checksum(&info, bytes.iter().map(|(n, b)| (n.as_str(), b.shape.as_slice(), b.data.as_slice())));
+    let mut info: HashMap<String, String> = info.into_iter().collect();
+    info.insert(CHECKSUM_KEY.into(), format!("{crc:08x}"));
     let data = safetensors::serialize(bytes.iter().map(|(n, b)| (n.as_str(), b)), &Some(info))
         .map_err(|e| NnError::Corrupt(path.to_path_buf(), format!("cannot serialise: {e}")))?;
     hane_data::shard::write_atomic(path, &data).map_err(|e| match e {
@@ -135,8 +193,10 @@ pub fn write(
 }
 
 impl Checkpoint {
-    /// Reads and checks a checkpoint file (format, metadata and tensor dtypes; the tensor
-    /// shapes are checked against a network by [`Checkpoint::network`]).
+    /// Reads and checks a checkpoint file (format, metadata, checksum, tensor dtypes and
+    /// finite values; the tensor shapes are checked against a network by
+    /// [`Checkpoint::network`]). A file whose bytes differ from those written is
+    /// [`NnError::Corrupt`], one with a NaN or infinite value [`NnError::NonFinite`].
     pub fn read(path: &Path) -> Result<Checkpoint, NnError> {
         let io = |e| NnError::Io(path.to_path_buf(), e);
         let bad = |m: String| NnError::Corrupt(path.to_path_buf(), m);
@@ -153,17 +213,37 @@ impl Checkpoint {
             .remove(META_KEY)
             .ok_or_else(|| bad(format!("no `{META_KEY}` metadata: not a hane checkpoint")))?;
         let meta: ModelMeta = serde_json::from_str(&json).map_err(|e| bad(format!("metadata: {e}")))?;
-        if meta.format_version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&meta.format_version) {
             return Err(NnError::Mismatch(format!(
-                "{}: checkpoint format {} (this build reads {FORMAT_VERSION})",
+                "{}: checkpoint format {} (this build reads 1 to {FORMAT_VERSION})",
                 path.display(),
                 meta.format_version
             )));
         }
+        let stored = extra.remove(CHECKSUM_KEY);
+        let mut views = st.tensors();
+        views.sort_by(|a, b| a.0.cmp(&b.0));
+        if meta.format_version >= 2 {
+            let stored = stored
+                .and_then(|s| u32::from_str_radix(&s, 16).ok())
+                .ok_or_else(|| bad(format!("no valid `{CHECKSUM_KEY}` checksum")))?;
+            let mut covered = extra.clone();
+            covered.insert(META_KEY.into(), json);
+            let crc = checksum(&covered, views.iter().map(|(n, v)| (n.as_str(), v.shape(), v.data())));
+            if crc != stored {
+                return Err(bad(format!(
+                    "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file was damaged after it was written"
+                )));
+            }
+        }
         let mut tensors = BTreeMap::new();
-        for (name, view) in st.tensors() {
+        for (name, view) in views {
             if view.dtype() != Dtype::F32 {
                 return Err(bad(format!("tensor {name} is {:?}, expected F32", view.dtype())));
+            }
+            let count = non_finite(view.data());
+            if count > 0 {
+                return Err(NnError::NonFinite { path: path.to_path_buf(), tensor: name, count });
             }
             let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
             tensors.insert(name, Tensor::f_from_data_size(view.data(), &shape, Kind::Float)?);
@@ -329,13 +409,13 @@ mod tests {
             assert!(Network::load(&other, &rules, Device::Cpu).is_err(), "cut at {cut}");
         }
         for _ in 0..200 {
+            // Header or tensor data: every flip is refused (the checksum covers what the
+            // parser cannot check), and none panics.
             let mut b = good.clone();
-            let i = rng.below(b.len().min(4096));
+            let i = rng.below(b.len());
             b[i] ^= 1 << rng.below(8);
             std::fs::write(&other, &b).unwrap();
-            // A flip inside tensor data gives a valid file with other weights; anything
-            // else must be refused. Either way: no panic.
-            let _ = Network::load(&other, &rules, Device::Cpu);
+            assert!(Network::load(&other, &rules, Device::Cpu).is_err(), "flip at byte {i} of {}", b.len());
         }
         let noise: Vec<u8> = (0..5000).map(|_| rng.below(256) as u8).collect();
         std::fs::write(&other, &noise).unwrap();
@@ -343,6 +423,132 @@ mod tests {
         std::fs::write(&other, b"\x10\0\0\0\0\0\0\0{\"a\":1}        ").unwrap();
         assert!(Network::load(&other, &rules, Device::Cpu).is_err());
         assert!(matches!(Network::load(&dir.join("absent"), &rules, Device::Cpu), Err(NnError::Io(..))));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Rewrites the checkpoint `from` into `to` after `edit` changed its metadata (checksum
+    /// removed) and tensors (in name order); `seal` adds the checksum of the result, as a
+    /// writer would.
+    fn rewrite(
+        from: &Path,
+        to: &Path,
+        seal: bool,
+        edit: impl FnOnce(&mut BTreeMap<String, String>, &mut Vec<(String, Bytes)>),
+    ) {
+        let buf = std::fs::read(from).unwrap();
+        let st = SafeTensors::deserialize(&buf).unwrap();
+        let (_, header) = SafeTensors::read_metadata(&buf).unwrap();
+        let mut info: BTreeMap<String, String> = header.metadata().clone().unwrap().into_iter().collect();
+        info.remove(CHECKSUM_KEY);
+        let mut tensors: Vec<(String, Bytes)> = st
+            .tensors()
+            .into_iter()
+            .map(|(n, v)| (n, Bytes { shape: v.shape().to_vec(), data: v.data().to_vec() }))
+            .collect();
+        tensors.sort_by(|a, b| a.0.cmp(&b.0));
+        edit(&mut info, &mut tensors);
+        let crc =
+            checksum(&info, tensors.iter().map(|(n, b)| (n.as_str(), b.shape.as_slice(), b.data.as_slice())));
+        let mut info: HashMap<String, String> = info.into_iter().collect();
+        if seal {
+            info.insert(CHECKSUM_KEY.into(), format!("{crc:08x}"));
+        }
+        let data = safetensors::serialize(tensors.iter().map(|(n, b)| (n.as_str(), b)), &Some(info)).unwrap();
+        std::fs::write(to, data).unwrap();
+    }
+
+    /// Sets the `hane` metadata's format version.
+    fn set_version(info: &mut BTreeMap<String, String>, version: u32) {
+        let mut meta: ModelMeta = serde_json::from_str(&info[META_KEY]).unwrap();
+        meta.format_version = version;
+        info.insert(META_KEY.into(), serde_json::to_string(&meta).unwrap());
+    }
+
+    /// Makes the first value of the tensor `name` NaN.
+    fn poison(tensors: &mut [(String, Bytes)], name: &str) {
+        let t = tensors.iter_mut().find(|t| t.0 == name).unwrap();
+        t.1.data[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+    }
+
+    #[test]
+    fn a_flipped_byte_in_the_tensor_data_is_refused_by_name() {
+        let dir = temp("flip");
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let path = dir.join("net.safetensors");
+        tiny(&rules).save(&path, &rules).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // The last byte belongs to the last tensor's data: the file stays well-formed.
+        *bytes.last_mut().unwrap() ^= 0x10;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = Network::load(&path, &rules, Device::Cpu).unwrap_err();
+        let msg = err.to_string();
+        println!("{msg}");
+        assert!(matches!(err, NnError::Corrupt(..)), "{msg}");
+        assert!(msg.starts_with(&path.display().to_string()) && msg.contains("checksum mismatch"), "{msg}");
+        assert!(Checkpoint::read(&path).is_err(), "every reader verifies it");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn nan_weights_are_neither_written_nor_read() {
+        let dir = temp("nan");
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let net = tiny(&rules);
+        let good = dir.join("good.safetensors");
+        net.save(&good, &rules).unwrap();
+
+        // Writing: refused, and no file appears.
+        let mut vars = net.named_variables();
+        let name = vars[3].0.clone();
+        vars[3].1 = vars[3].1.copy().fill_(f64::INFINITY);
+        let refused = dir.join("refused.safetensors");
+        let meta = ModelMeta::new(&rules, *net.config());
+        let err = write(&refused, &meta, &vars, &BTreeMap::new()).unwrap_err();
+        let count = vars[3].1.numel();
+        assert!(
+            matches!(&err, NnError::NonFinite { tensor, count: c, .. } if *tensor == name && *c == count),
+            "{err}"
+        );
+        assert!(!refused.exists());
+
+        // Reading: a NaN under a valid checksum (a writer without the check) is refused,
+        // naming the file and the tensor.
+        let nan = dir.join("nan.safetensors");
+        rewrite(&good, &nan, true, |_, t| poison(t, &name));
+        let msg = Network::load(&nan, &rules, Device::Cpu).unwrap_err().to_string();
+        println!("{msg}");
+        assert!(
+            msg.contains("nan.safetensors") && msg.contains(&name) && msg.contains("1 NaN or infinite"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn version_1_files_without_a_checksum_still_load() {
+        let dir = temp("v1");
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let net = tiny(&rules);
+        let good = dir.join("good.safetensors");
+        net.save(&good, &rules).unwrap();
+        let old = dir.join("old.safetensors");
+        rewrite(&good, &old, false, |m, _| set_version(m, 1));
+        let back = Network::load(&old, &rules, Device::Cpu).unwrap();
+        assert!(back.named_variables().iter().zip(net.named_variables()).all(|(a, b)| a.1.equal(&b.1)));
+        // Their values are still checked; a version 2 file must have its checksum.
+        let name = net.named_variables()[0].0.clone();
+        rewrite(&good, &old, false, |m, t| {
+            set_version(m, 1);
+            poison(t, &name);
+        });
+        assert!(matches!(Network::load(&old, &rules, Device::Cpu), Err(NnError::NonFinite { .. })));
+        let stripped = dir.join("stripped.safetensors");
+        rewrite(&good, &stripped, false, |_, _| {});
+        let msg = Network::load(&stripped, &rules, Device::Cpu).unwrap_err().to_string();
+        assert!(msg.contains("no valid `hane_crc32` checksum"), "{msg}");
+        rewrite(&good, &stripped, true, |m, _| set_version(m, FORMAT_VERSION + 1));
+        let msg = Network::load(&stripped, &rules, Device::Cpu).unwrap_err().to_string();
+        assert!(msg.contains("checkpoint format 3 (this build reads 1 to 2)"), "{msg}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -6,7 +6,8 @@
 //! * [`model`]: the [`Network`] — a residual trunk with KataGo-style global pooling and
 //!   policy, value, score and ownership heads.
 //! * [`loss`]: each head's loss and the logged metrics.
-//! * [`checkpoint`]: `.safetensors` files with metadata, checked before use.
+//! * [`checkpoint`]: `.safetensors` files with metadata and a checksum, checked (finite
+//!   values included) before use.
 //! * [`evaluator`]: [`NetEvaluator`], the network as the search's batched `Evaluator`.
 //!
 //! Settings live here: [`init_threads`] (libtorch's intra-op threads of the calling thread)
@@ -36,6 +37,16 @@ pub enum NnError {
     Io(PathBuf, std::io::Error),
     /// A file is not a valid hane checkpoint (damaged, truncated, foreign).
     Corrupt(PathBuf, String),
+    /// A checkpoint, read or about to be written, with a NaN or infinite value: the net it
+    /// holds diverged in training.
+    NonFinite {
+        /// The file.
+        path: PathBuf,
+        /// The first tensor (in name order) with such values.
+        tensor: String,
+        /// How many of its values are NaN or infinite.
+        count: usize,
+    },
     /// A valid checkpoint that does not fit: another rule set, board size, encoder version.
     Mismatch(String),
     /// An impossible or out-of-range network configuration.
@@ -49,6 +60,11 @@ impl fmt::Display for NnError {
         match self {
             NnError::Io(p, e) => write!(f, "{}: {e}", p.display()),
             NnError::Corrupt(p, m) => write!(f, "{}: not a valid checkpoint: {m}", p.display()),
+            NnError::NonFinite { path, tensor, count } => write!(
+                f,
+                "{}: not a valid checkpoint: tensor {tensor} holds {count} NaN or infinite values (a diverged net)",
+                path.display()
+            ),
             NnError::Mismatch(m) => f.write_str(m),
             NnError::Config(m) => write!(f, "network configuration: {m}"),
             NnError::Torch(e) => write!(f, "libtorch: {e}"),

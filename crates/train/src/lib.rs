@@ -6,7 +6,8 @@
 //!   symmetry to each ([`hane_data::symmetries`]).
 //! * [`optim`]: SGD with momentum and AdamW whose state is saved in checkpoints.
 //! * [`trainer`]: the loop — steps, learning-rate schedule, gradient clipping, crash-safe
-//!   checkpoints with resume, progress callbacks — and [`train`], the entry point.
+//!   checkpoints with resume, a stop on divergence that keeps the last good checkpoint,
+//!   progress callbacks — and [`train`], the entry point.
 //! * [`tensorboard`]: a small event-file writer (scalars, histograms).
 //! * [`bench`](mod@bench): training throughput against the bare optimiser step.
 //! * [`synthetic`]: shards of random games, for the benchmark and tests.
@@ -64,6 +65,16 @@ pub enum TrainError {
     Checkpoint(PathBuf, String),
     /// The network (building, loading, saving).
     Nn(NnError),
+    /// The loss, the gradient norm or the weights turned NaN or infinite. Nothing was saved
+    /// after it, so the newest checkpoint is the last good one.
+    Diverged {
+        /// The step reached when it was noticed.
+        step: u64,
+        /// What was not finite.
+        what: String,
+        /// The newest checkpoint, to resume from (with a lower learning rate, other data).
+        last_good: Option<PathBuf>,
+    },
 }
 
 impl fmt::Display for TrainError {
@@ -76,6 +87,13 @@ impl fmt::Display for TrainError {
             TrainError::Data(m) => write!(f, "data: {m}"),
             TrainError::Checkpoint(p, m) => write!(f, "cannot resume from {}: {m}", p.display()),
             TrainError::Nn(e) => e.fmt(f),
+            TrainError::Diverged { step, what, last_good } => {
+                write!(f, "training diverged by step {step}: {what}; nothing saved since ")?;
+                match last_good {
+                    Some(p) => write!(f, "the last good checkpoint, {}", p.display()),
+                    None => f.write_str("the start (no checkpoint yet)"),
+                }
+            }
         }
     }
 }

@@ -4,7 +4,8 @@
 //! * **Window.** Every `rescan_secs` the folder (and its subfolders) is scanned for `.npz`
 //!   shards. A new or changed shard is read once and fully validated; a shard of another
 //!   game, board size or encoder version stops training with a clear error (the folder is
-//!   wrong), a corrupt one is skipped with a warning. The window is the newest shards (by
+//!   wrong), a corrupt one, or one with a NaN, infinite or out-of-range value
+//!   ([`hane_data::shard`]), is skipped with a warning that names it. The window is the newest shards (by
 //!   modification time, then name) holding [`TrainConfig::window_rows`] rows of the total —
 //!   KataGo's growing window. Shards are drawn from it in path order, not time order, so a
 //!   seeded run draws the same rows whatever order parallel games wrote their shards in.
@@ -74,7 +75,7 @@ pub enum Message {
     Batch(Batch),
     /// The window changed.
     Window(WindowInfo),
-    /// A shard was skipped (damaged, unreadable).
+    /// A shard was skipped (damaged, unreadable, invalid values).
     Warning(String),
     /// The loader stopped.
     Failed(TrainError),

@@ -14,6 +14,15 @@
 //! resumes from the newest readable one: same weights, batch-norm statistics, optimizer
 //! buffers, step and sample count. Only the data order differs (the loader reseeds from the
 //! step).
+//!
+//! A run that diverges stops with [`TrainError::Diverged`] and saves nothing more: the
+//! metrics of every step (the loss terms and the gradient norm among them) are checked
+//! finite at each log line and before each checkpoint, and a checkpoint with a NaN or
+//! infinite tensor is never written ([`checkpoint::write`] refuses it). So the newest
+//! checkpoint is always the last good one, and the rotation (which deletes only checkpoints
+//! older than the one just written) never removes it. The metrics stay on the device
+//! between checks, so the training step never waits for them; a diverged run stops at most
+//! `log_every` steps late, having saved nothing in between.
 
 use crate::config::TrainConfig;
 use crate::loader::{Batch, Loader, Message, WindowInfo};
@@ -25,7 +34,7 @@ use hane_nn::checkpoint::{self, Checkpoint, ModelMeta};
 use hane_nn::loss::losses;
 use hane_nn::model::input_tensors;
 use hane_nn::tch::{Device, Kind, Tensor};
-use hane_nn::{NetConfig, Network, Targets};
+use hane_nn::{NetConfig, Network, NnError, Targets};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -311,7 +320,8 @@ impl Trainer {
     }
 
     /// Writes a checkpoint of the current step and deletes the oldest beyond
-    /// `keep_checkpoints`.
+    /// `keep_checkpoints`. Weights or optimizer buffers that are not finite are
+    /// [`TrainError::Diverged`], and nothing is written or deleted.
     pub fn save_checkpoint(&mut self) -> Result<PathBuf, TrainError> {
         let path = self.out_dir.join("checkpoints").join(format!("step-{:09}.safetensors", self.step));
         let state = TrainState { step: self.step, samples: self.samples };
@@ -319,22 +329,47 @@ impl Trainer {
             (STATE_KEY.to_string(), serde_json::to_string(&state).expect("state serialises")),
             (CONFIG_KEY.to_string(), serde_json::to_string(&self.cfg).expect("config serialises")),
         ]);
-        checkpoint::write(
-            &path,
-            &ModelMeta::new(&self.rules, *self.net.config()),
-            &self.named_state(),
-            &extra,
-        )?;
-        for (step, old) in checkpoints(&self.out_dir).into_iter().skip(self.cfg.keep_checkpoints) {
-            if step < self.step {
-                let _ = std::fs::remove_file(old);
+        let meta = ModelMeta::new(&self.rules, *self.net.config());
+        match checkpoint::write(&path, &meta, &self.named_state(), &extra) {
+            Err(NnError::NonFinite { tensor, count, .. }) => {
+                return Err(self.diverged(format!("{count} values of {tensor} are NaN or infinite")))
             }
+            other => other?,
+        }
+        // Only checkpoints up to this one count: newer ones are left from a run this one did
+        // not resume from (unreadable, or saved diverged by an older build) and are replaced
+        // as this run reaches their steps. Counting them would delete good ones.
+        let older = checkpoints(&self.out_dir).into_iter().filter(|c| c.0 < self.step);
+        for (_, old) in older.skip(self.cfg.keep_checkpoints - 1) {
+            let _ = std::fs::remove_file(old);
         }
         self.last_checkpoint = Some((self.step, path.clone()));
         Ok(path)
     }
 
+    /// The error of a run that diverged at the current step.
+    fn diverged(&self, what: String) -> TrainError {
+        TrainError::Diverged {
+            step: self.step,
+            what,
+            last_good: self.last_checkpoint.as_ref().map(|c| c.1.clone()),
+        }
+    }
+
+    /// The metric sums of steps `first..=self.step`, read back from the device; one that is
+    /// not finite means the run diverged.
+    fn finite_sums(&self, sums: &Tensor, first: u64) -> Result<Vec<f32>, TrainError> {
+        let v = Vec::<f32>::try_from(&sums.to_device(Device::Cpu)).expect("float metrics");
+        let bad: Vec<&str> = METRICS.iter().zip(&v).filter(|m| !m.1.is_finite()).map(|m| *m.0).collect();
+        if bad.is_empty() {
+            return Ok(v);
+        }
+        Err(self.diverged(format!("{} not finite in steps {first}..={}", bad.join(", "), self.step)))
+    }
+
     /// Trains until step `target` (all runs counted), logging and checkpointing on the way.
+    /// Stops with [`TrainError::Diverged`] when a metric or the weights turn NaN or infinite
+    /// (see the module docs).
     pub fn train_until(
         &mut self,
         target: u64,
@@ -362,7 +397,7 @@ impl Trainer {
         });
         let mut sums = Tensor::zeros([METRICS.len() as i64], (Kind::Float, device));
         let mut counted = 0u64;
-        let mut since = (Instant::now(), self.samples);
+        let mut since = (Instant::now(), self.samples, self.step + 1);
         let mut last = None;
         while self.step < target {
             let batch = loop {
@@ -387,10 +422,11 @@ impl Trainer {
             self.step += 1;
             self.samples += batch.rows as u64;
 
+            let log_due = self.step % cfg.log_every == 0 || self.step == target;
+            let means = if log_due { Some(self.finite_sums(&sums, since.2)?) } else { None };
             let io = |e| TrainError::Io(self.out_dir.join("tensorboard"), e);
             let events = self.events.as_mut().expect("created above");
-            if self.step % cfg.log_every == 0 || self.step == target {
-                let means = Vec::<f32>::try_from(&sums.to_device(Device::Cpu)).expect("float metrics");
+            if let Some(means) = means {
                 let secs = since.0.elapsed().as_secs_f64().max(1e-9);
                 let log = StepLog {
                     step: self.step,
@@ -412,7 +448,7 @@ impl Trainer {
                 last = Some(log);
                 let _ = sums.zero_();
                 counted = 0;
-                since = (Instant::now(), self.samples);
+                since = (Instant::now(), self.samples, self.step + 1);
             }
             if cfg.histogram_every > 0 && self.step % cfg.histogram_every == 0 {
                 for (name, t) in self.net.named_parameters() {
@@ -423,6 +459,9 @@ impl Trainer {
                 events.flush().map_err(io)?;
             }
             if self.step % cfg.checkpoint_every == 0 {
+                if counted > 0 {
+                    self.finite_sums(&sums, since.2)?;
+                }
                 let path = self.save_checkpoint()?;
                 progress(&Progress::Checkpoint { step: self.step, path });
             }

@@ -1,14 +1,15 @@
 //! Crash safety: a trainer killed at any moment resumes from its last checkpoint with the
-//! same step, weights, batch-norm statistics and optimizer state.
+//! same step, weights, batch-norm statistics and optimizer state; a diverging one stops with
+//! an error and leaves its last good checkpoint as the newest.
 
 mod common;
 
 use common::{tiny, Temp};
 use hane_engine::Rules;
-use hane_nn::tch::Tensor;
-use hane_nn::Checkpoint;
+use hane_nn::tch::{Device, Tensor};
+use hane_nn::{Checkpoint, Network};
 use hane_train::synthetic::write_shards;
-use hane_train::{latest_checkpoint, train, OptimizerKind, TrainConfig, TrainError, Trainer};
+use hane_train::{latest_checkpoint, train, OptimizerKind, Progress, TrainConfig, TrainError, Trainer};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -149,4 +150,64 @@ fn resume_after_sigkill() {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
+    let tmp = Temp::new("diverge");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    write_shards(&data, &rules, 4, 20, 9).unwrap();
+    let out = tmp.0.join("out");
+    let names = || {
+        let mut v: Vec<String> = std::fs::read_dir(out.join("checkpoints"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let good = TrainConfig { steps: 10, checkpoint_every: 5, keep_checkpoints: 2, ..tiny("ttakji,size=5") };
+    train(&good, &data, &out, &mut |_| {}).unwrap();
+    let kept = ["step-000000005.safetensors", "step-000000010.safetensors"];
+    assert_eq!(names(), kept);
+
+    // An absurd learning rate: the first update (step 11) overflows the weights. Noticed
+    // when saving them, from the metrics before a checkpoint, and at a log line.
+    let cases: [(u64, u64, u64, &str); 3] = [
+        (1, 1000, 11, "NaN or infinite"),
+        (5, 1000, 15, "not finite in steps 11..=15"),
+        (1000, 3, 12, "not finite in steps 11..=12"),
+    ];
+    for (checkpoint_every, log_every, at, expect) in cases {
+        let cfg = TrainConfig { steps: 30, lr: 1e39, checkpoint_every, log_every, ..good.clone() };
+        let err = train(&cfg, &data, &out, &mut |_| {}).unwrap_err();
+        let msg = err.to_string();
+        println!("{msg}");
+        let TrainError::Diverged { step, last_good, .. } = &err else { panic!("{msg}") };
+        assert!(msg.contains(expect), "{msg:?} should say {expect:?}");
+        assert_eq!(*step, at);
+        assert_eq!(last_good.as_deref(), Some(out.join("checkpoints").join(kept[1]).as_path()));
+        assert_eq!(names(), kept, "nothing written, nothing deleted");
+    }
+    // The last good checkpoint loads, and training resumes from it.
+    assert!(Network::load(&latest_checkpoint(&out).unwrap(), &rules, Device::Cpu).is_ok());
+    assert_eq!(Trainer::open(&good, &data, &out).unwrap().step(), 10);
+
+    // A newer checkpoint this run cannot use (damaged, or saved diverged by an older build)
+    // does not count against `keep_checkpoints`, so it cannot push good ones out.
+    std::fs::write(out.join("checkpoints/step-000000020.safetensors"), b"garbage").unwrap();
+    let mut warnings = Vec::new();
+    let on = TrainConfig { steps: 15, ..good.clone() };
+    train(&on, &data, &out, &mut |p| {
+        if let Progress::Warning(w) = p {
+            warnings.push(w.clone());
+        }
+    })
+    .unwrap();
+    assert!(warnings.iter().any(|w| w.contains("step-000000020")), "{warnings:?}");
+    assert_eq!(
+        names(),
+        ["step-000000010.safetensors", "step-000000015.safetensors", "step-000000020.safetensors"]
+    );
 }

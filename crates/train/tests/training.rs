@@ -1,6 +1,6 @@
 //! End-to-end runs of the trainer on generated shards: it overfits a small fixed dataset,
-//! its TensorBoard files read back with the Python `tensorboard` package, bad shards are
-//! skipped or refused, and the benchmark runs.
+//! its TensorBoard files read back with the Python `tensorboard` package, bad shards (damaged,
+//! or holding NaN) are skipped or refused, and the benchmark runs.
 
 mod common;
 
@@ -129,6 +129,31 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
     let empty = tmp.0.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     assert!(matches!(train(&cfg, &empty, &tmp.0.join("out-empty"), &mut |_| {}), Err(TrainError::NoData(_))));
+}
+
+#[test]
+fn a_shard_with_nan_among_good_ones_is_skipped_by_name() {
+    let tmp = Temp::new("nanshard");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    write_shards(&data, &rules, 3, 20, 6).unwrap();
+    // Checksummed NaN, as a writer fed by a broken search would write it.
+    let mut rows = game_rows(&rules, &mut Rng::new(2), 20);
+    rows[3].value = [f32::NAN; 3];
+    let poisoned = data.join("g-poisoned.npz");
+    shard::write_atomic(&poisoned, &shard::encode(&rows, &rules.to_string(), 5, 1, "t")).unwrap();
+    let cfg = TrainConfig { steps: 20, ..tiny("ttakji,size=5") };
+    let (logs, warnings) = logs(&cfg, &data, &tmp.0.join("out"));
+    println!("{warnings:?}");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("g-poisoned.npz")
+            && warnings[0].contains("value_nc row 3: NaN is not a finite number"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(logs.last().unwrap().step, 20);
+    assert!(logs.iter().all(|l| l.metrics.iter().all(|m| m.1.is_finite())), "{logs:?}");
 }
 
 /// Shard bytes with edited metadata (the checksum covers only the arrays).

@@ -250,13 +250,17 @@ impl GameState {
         if stones.len() < 2 {
             return Err(PlayError::Handicap("a handicap has at least 2 stones".into()));
         }
-        for &p in stones {
+        // Every point is checked before the first stone goes down: a refused handicap leaves
+        // the board as it was.
+        for (i, &p) in stones.iter().enumerate() {
             if !self.geo().on_board(p) {
                 return Err(PlayError::OffBoard);
             }
-            if self.board.at(p) != EMPTY {
+            if self.board.at(p) != EMPTY || stones[..i].contains(&p) {
                 return Err(PlayError::Occupied(self.name(p)));
             }
+        }
+        for &p in stones {
             self.board.put(p, Color::Black);
         }
         self.to_move = Color::White;

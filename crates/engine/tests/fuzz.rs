@@ -230,11 +230,25 @@ proptest! {
     }
 
     #[test]
-    fn handicap_never_panics(spec in playable_rules(), stones in prop::collection::vec(any::<u16>(), 0..6)) {
+    fn handicap_never_panics_and_a_refused_one_changes_nothing(
+        spec in playable_rules(),
+        // Mostly points of a padded board up to 19x19, some far outside it.
+        stones in prop::collection::vec(prop_oneof![4 => 0u16..441, 1 => any::<u16>()], 0..6),
+        repeat in any::<bool>(),
+    ) {
         let Ok(rules) = spec.parse::<Rules>() else { return Ok(()) };
-        let pts: Vec<Point> = stones.into_iter().map(Point).collect();
-        if let Ok(g) = GameState::with_handicap(rules, &pts) {
-            prop_assert!(g.board().check_consistency().is_ok());
+        let mut pts: Vec<Point> = stones.into_iter().map(Point).collect();
+        if repeat && !pts.is_empty() {
+            pts.push(pts[0]);
+        }
+        let mut g = GameState::new(rules);
+        match g.set_handicap(&pts) {
+            Ok(()) => prop_assert!(g.board().check_consistency().is_ok()),
+            Err(_) => {
+                let fresh = GameState::new(rules);
+                prop_assert_eq!(g.board().rows(), fresh.board().rows());
+                prop_assert_eq!(g.to_move(), fresh.to_move());
+            }
         }
         // Marking arbitrary points dead is harmless too.
         let _ = hane_engine::score::score_with_dead(&GameState::new(rules), &pts);

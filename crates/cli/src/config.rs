@@ -1,11 +1,26 @@
 //! Config files: TOML with one table per job (`[selfplay]`, `[train]`, `[loop]`).
 //! Every key is optional and has a default; an unknown key or a bad value is an error that
 //! names the file, the key and what is allowed.
+//!
+//! Every number has a range, in the doc comment of its key and checked at load, so no typo
+//! reaches an allocation, a thread count or a loop bound: ranges stop far beyond what a big
+//! machine would use, and NaN or infinity is never in range. A file is read with a size cap
+//! ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero` fails at once.
 
 use crate::Failure;
+use hane_mcts::MAX_VISITS;
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
+use std::fmt::Display;
+use std::io::Read;
+use std::ops::RangeInclusive;
 use std::path::Path;
+
+/// The largest config file read: the shipped ones are a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The most games of a gating or anchor match.
+const MAX_MATCH_GAMES: u32 = 100_000;
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -25,36 +40,40 @@ pub struct ConfigFile {
 #[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoopConfig {
-    /// Generations to run (a rerun with a larger number continues the run).
+    /// Generations to run (a rerun with a larger number continues the run; 1..=100000).
     pub generations: u32,
-    /// Self-play games per generation.
+    /// Self-play games per generation (1..=10000000, [`hane_selfplay::MAX_GAMES`]).
     pub games: u64,
     /// Games of each gating match (candidate against the current best); 0: ungated, every
-    /// candidate becomes the best (KataGo's later runs).
+    /// candidate becomes the best (KataGo's later runs; 0..=100000).
     pub gate_games: u32,
-    /// The candidate is accepted with a score of at least this fraction of the gate games.
+    /// The candidate is accepted with a score of at least this fraction of the gate games
+    /// (0..=1).
     pub gate_threshold: f64,
-    /// Search visits per move in gating matches.
+    /// Search visits per move in gating matches (1..=1000000).
     pub gate_visits: u32,
-    /// Random opening turns of each pair of gating games.
+    /// Random opening turns of each pair of gating games (0..=1000).
     pub gate_opening_turns: u32,
-    /// Visits of each search from the empty board in the komi estimate (0: no estimate).
+    /// Visits of each search from the empty board in the komi estimate (0: no estimate;
+    /// 0..=1000000).
     pub komi_visits: u32,
     /// Training steps per generation from the data: each new row drawn this many times on
     /// average (steps = samples_per_row × new rows / batch size). 0: `[train] steps` per
-    /// generation.
+    /// generation (0..=1000).
     pub samples_per_row: f64,
     /// Games of each generation's anchor matches: the best net against generation 0's
     /// player, generation 0's net and, for the Go rule sets, GNU Go at `anchor_gnugo_level`
-    /// (0: no matches).
+    /// (0: no matches; 0..=100000).
     pub anchor_games: u32,
-    /// Visits per move of hane's players in anchor matches.
+    /// Visits per move of hane's players in anchor matches (1..=1000000; 0 only without
+    /// anchor matches).
     pub anchor_visits: u32,
     /// GNU Go's level (0..=10) as an anchor for the Go rule sets; unset: no GNU Go.
     pub anchor_gnugo_level: Option<u8>,
-    /// Random opening turns of each pair of anchor games (colours swap within a pair).
+    /// Random opening turns of each pair of anchor games (colours swap within a pair;
+    /// 0..=1000).
     pub anchor_opening_turns: u32,
-    /// Komi of the anchor matches; unset: the rule set's.
+    /// Komi of the anchor matches, a multiple of 0.5 in -1000..=1000; unset: the rule set's.
     pub anchor_komi: Option<f64>,
 }
 
@@ -79,31 +98,57 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
-    /// Checks ranges; the message names the key.
+    /// Checks every value against the range in its doc comment; the message names the key,
+    /// the value and the range.
     pub fn validate(&self) -> Result<(), String> {
-        if self.generations == 0 || self.games == 0 || self.gate_visits == 0 {
-            return Err("generations, games and gate_visits must be at least 1".into());
+        in_range("generations", self.generations, 1..=100_000)?;
+        in_range("games", self.games, 1..=hane_selfplay::MAX_GAMES)?;
+        in_range("gate_games", self.gate_games, 0..=MAX_MATCH_GAMES)?;
+        in_range("anchor_games", self.anchor_games, 0..=MAX_MATCH_GAMES)?;
+        in_range("gate_visits", self.gate_visits, 1..=MAX_VISITS)?;
+        in_range("komi_visits", self.komi_visits, 0..=MAX_VISITS)?;
+        let least = u32::from(self.anchor_games > 0);
+        in_range("anchor_visits", self.anchor_visits, least..=MAX_VISITS)?;
+        in_range("gate_opening_turns", self.gate_opening_turns, 0..=1000)?;
+        in_range("anchor_opening_turns", self.anchor_opening_turns, 0..=1000)?;
+        if let Some(level) = self.anchor_gnugo_level {
+            in_range("anchor_gnugo_level", level, 0..=10)?;
         }
-        if self.anchor_gnugo_level.is_some_and(|l| l > 10) {
-            return Err("anchor_gnugo_level: allowed 0..=10".into());
+        if let Some(k) = self.anchor_komi {
+            if hane_engine::Komi::from_f64(k).is_none() {
+                return Err(format!("anchor_komi = {k}: allowed a multiple of 0.5 in -1000..=1000"));
+            }
         }
-        if self.anchor_games > 0 && self.anchor_visits == 0 {
-            return Err("anchor_visits must be at least 1".into());
-        }
-        if !(0.0..=1000.0).contains(&self.samples_per_row) {
-            return Err(format!("samples_per_row = {}: allowed 0..=1000", self.samples_per_row));
-        }
-        if !(0.0..=1.0).contains(&self.gate_threshold) {
-            return Err(format!("gate_threshold = {}: allowed 0.0..=1.0", self.gate_threshold));
-        }
-        Ok(())
+        in_range("samples_per_row", self.samples_per_row, 0.0..=1000.0)?;
+        in_range("gate_threshold", self.gate_threshold, 0.0..=1.0)
     }
+}
+
+/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
+pub fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
+    if range.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
+    }
+}
+
+/// The text of a config file, refused (exit code 2) when it cannot be read, is not UTF-8 or
+/// is larger than [`MAX_CONFIG_BYTES`]; no more than that is ever read.
+pub fn read_text(path: &Path) -> Result<String, Failure> {
+    let refuse = |e: &dyn Display| Failure::input(format!("cannot read config {}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| refuse(&e))?;
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text).map_err(|e| refuse(&e))?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(refuse(&format!("larger than {MAX_CONFIG_BYTES} bytes")));
+    }
+    Ok(text)
 }
 
 /// Reads and validates a config file.
 pub fn load(path: &Path) -> Result<ConfigFile, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("cannot read config {}: {e}", path.display())))?;
+    let text = read_text(path)?;
     parse(&text).map_err(|e| Failure::input(format!("config {}: {e}", path.display())))
 }
 

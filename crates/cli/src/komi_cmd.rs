@@ -13,19 +13,25 @@
 //!
 //! With `--evaluator solver` (tiny boards) the exact solution is the evaluator, so the
 //! estimate is the exact fair komi. Writes `komi.json` and `komi.png` into `--out`.
+//!
+//! Ctrl-C or SIGTERM abandons the estimate before its next evaluation (the sweep before its
+//! next game, the solver at its next progress report) and exits with code 130, writing
+//! nothing.
 
+use crate::config::in_range;
 use crate::players::{net, BoxedEvaluator};
 use crate::rules_args::RulesArgs;
+use crate::stop::{self, Second};
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_engine::{Komi, Rules};
-use hane_eval::komi::{curve, curve_span, estimate, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
+use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
 use hane_eval::logistic::{
     count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
 };
 use hane_eval::search_komi::SearchKomi;
 use hane_eval::solver::{solve, SolveOptions};
-use hane_mcts::RolloutEvaluator;
+use hane_mcts::{RolloutEvaluator, MAX_VISITS};
 use hane_plot::{Chart, Series, Style};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -42,13 +48,13 @@ pub struct Args {
     /// Without --model: rollout (search with random playouts) or solver (exact, tiny boards).
     #[arg(long)]
     evaluator: Option<String>,
-    /// Visits of each search from the empty board.
+    /// Visits of each search from the empty board (1..=1000000).
     #[arg(long, default_value_t = 800)]
     visits: u32,
-    /// Games per komi value in the empirical sweep (0: no sweep).
+    /// Games per komi value in the empirical sweep (0: no sweep; 0..=100000).
     #[arg(long, default_value_t = 16)]
     sweep_games: u32,
-    /// Visits per move in the sweep's games.
+    /// Visits per move in the sweep's games (1..=1000000).
     #[arg(long, default_value_t = 64)]
     sweep_visits: u32,
     /// Output folder for komi.json and komi.png.
@@ -129,7 +135,11 @@ pub struct KomiReport {
     pub seconds: f64,
 }
 
-/// Runs the estimate and the sweep, printing progress on stderr.
+/// What an interrupted estimate leaves.
+const ABANDONED: &str = "the estimate was abandoned";
+
+/// Runs the estimate and the sweep, printing progress on stderr; a stop request abandons it
+/// ([`stop::interrupted`]) before its next evaluation or sweep game.
 pub fn komi_report(
     rules: &Rules,
     method: &Method,
@@ -146,8 +156,11 @@ pub fn komi_report(
             if rules.size > 5 {
                 return Err(Failure::input("--evaluator solver: boards up to 5x5"));
             }
-            let options = SolveOptions { table_bits: 22, ..SolveOptions::default() };
-            Box::new(solve(rules, &options, &mut |_| {}).map_err(|e| fail(&e))?)
+            let options =
+                SolveOptions { table_bits: 22, stop: Some(stop::static_flag()), ..SolveOptions::default() };
+            let solution = solve(rules, &options, &mut |_| {});
+            stop::check(ABANDONED)?;
+            Box::new(solution.map_err(|e| fail(&e))?)
         }
         _ => Box::new(SearchKomi {
             rules: *rules,
@@ -158,13 +171,19 @@ pub fn komi_report(
             calls: 0,
         }),
     };
-    // Every evaluation is printed as it is made, the estimate's and the curve's.
+    // Every evaluation is printed as it is made, the estimate's and the curve's. After a stop
+    // request each answers at once, and what they add up to is thrown away below.
     let mut traced = |k: Komi| {
+        if stop::requested() {
+            return Eval { lead: 0.0, win: 0.5 };
+        }
         let e = ev.eval(k);
         eprintln!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead);
         e
     };
-    let estimate = estimate(&search, &mut traced).map_err(|e| fail(&e))?;
+    let estimate = estimate(&search, &mut traced);
+    stop::check(ABANDONED)?;
+    let estimate = estimate.map_err(|e| fail(&e))?;
     eprintln!(
         "estimate: Black's win rate crosses 50% at komi {:.2} (fair in the domain: {})",
         estimate.crossing, estimate.fair
@@ -177,6 +196,7 @@ pub fn komi_report(
         estimate.evaluations.len()
     );
     let curve = curve(&search, &estimate, span, &mut traced);
+    stop::check(ABANDONED)?;
     let line: Vec<String> = curve.iter().map(|p| format!("{} {:.3}", p.komi, p.eval.win)).collect();
     eprintln!("curve (komi, Black's win rate): {}", line.join(", "));
     let sweep = if sweep_games == 0 || matches!(method, Method::Solver) {
@@ -221,9 +241,11 @@ fn sweep_komi(
         let mut r = *rules;
         r.komi = k;
         let mut ev = method.evaluator(&r, game_seed(seed, k, u32::MAX))?;
-        let results: Vec<_> = (0..settings.games)
-            .map(|i| self_play_game(&r, &mut ev, visits, settings.opening_turns, game_seed(seed, k, i)))
-            .collect();
+        let mut results = Vec::new();
+        for i in 0..settings.games {
+            stop::check(ABANDONED)?;
+            results.push(self_play_game(&r, &mut ev, visits, settings.opening_turns, game_seed(seed, k, i)));
+        }
         let (all, distinct) = count_games(k.as_f64(), &results);
         eprintln!(
             "sweep: komi {:>6}: Black scored {}/{} ({} distinct games, scoring {})",
@@ -315,9 +337,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout, solver")))
         }
     };
-    if a.visits == 0 {
-        return Err(Failure::input("--visits must be at least 1"));
-    }
+    in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    in_range("--sweep-games", a.sweep_games, 0..=100_000).map_err(Failure::input)?;
+    in_range("--sweep-visits", a.sweep_visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
+    let second = if matches!(method, Method::Net(_)) { Second::Wait } else { Second::Exit };
+    stop::install("before the next evaluation", second)?;
     let report = komi_report(&rules, &method, a.visits, a.sweep_games, a.sweep_visits, a.seed)?;
     write_report(&report, &a.out)?;
     println!("{}: {}", rules, summary_line(&report));

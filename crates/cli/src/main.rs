@@ -2,7 +2,7 @@
 //!
 //! Errors in user input (rules, moves, files) are reported as one clear message on stderr
 //! with a non-zero exit code (2 for an illegal or malformed move or input); nothing panics on
-//! input.
+//! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`).
 
 mod bench;
 mod config;
@@ -18,6 +18,7 @@ mod replay;
 mod rules_args;
 mod selfplay_cmd;
 mod solve_cmd;
+mod stop;
 mod train_cmd;
 
 use clap::{Parser, Subcommand};

@@ -2,14 +2,18 @@
 //! engine), refereed and scored by hane's rules. Colours alternate and each pair of games
 //! shares a random opening with the colours swapped. Prints a line per game, then a table with
 //! the second player's Elo relative to the first (95% interval); `--json` also writes the
-//! report.
+//! report. Ctrl-C or SIGTERM abandons the game in flight before its next move and exits with
+//! code 130, writing no report.
 
+use crate::config::in_range;
 use crate::players::player;
 use crate::rules_args::RulesArgs;
+use crate::stop::{self, game_failure, Second, Stoppable};
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_eval::arena::{run_match, tally, MatchSettings};
 use hane_eval::elo::Wdl;
+use hane_mcts::MAX_VISITS;
 use std::path::PathBuf;
 
 /// Arguments of `hane match`.
@@ -23,13 +27,13 @@ pub struct Args {
     /// Second player (same forms).
     #[arg(long)]
     b: String,
-    /// Games to play (the first player has Black in the odd-numbered ones).
+    /// Games to play (the first player has Black in the odd-numbered ones; 1..=100000).
     #[arg(long, default_value_t = 10)]
     games: u32,
-    /// Search visits per decision for hane's players.
+    /// Search visits per decision for hane's players (1..=1000000).
     #[arg(long, default_value_t = 64)]
     visits: u32,
-    /// Random opening turns before the players take over.
+    /// Random opening turns before the players take over (0..=1000).
     #[arg(long, default_value_t = 2)]
     opening_turns: u32,
     /// Seed of openings and searches.
@@ -42,14 +46,18 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
-    if a.games == 0 || a.visits == 0 {
-        return Err(Failure::input("--games and --visits must be at least 1"));
-    }
+    in_range("--games", a.games, 1..=100_000).map_err(Failure::input)?;
+    in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    in_range("--opening-turns", a.opening_turns, 0..=1000).map_err(Failure::input)?;
+    // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
+    let nets = [&a.a, &a.b].iter().any(|p| p.starts_with("model:"));
+    stop::install("before the next move", if nets { Second::Wait } else { Second::Exit })?;
     let mut pa = player(&a.a, &rules, a.visits, a.seed)?;
     let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32))?;
     let settings = MatchSettings { games: a.games, opening_turns: a.opening_turns, seed: a.seed };
     let mut w = Wdl::default();
-    let report = run_match(&rules, pa.as_mut(), pb.as_mut(), &settings, &mut |i, g| {
+    let (pa, pb) = (&mut Stoppable(pa.as_mut()), &mut Stoppable(pb.as_mut()));
+    let report = run_match(&rules, pa, pb, &settings, &mut |i, g| {
         tally(&mut w, i, g);
         eprintln!(
             "game {}/{}: {} (B) vs {} (W): {} by {:.1} in {} turns; first player {}-{}-{}",
@@ -65,7 +73,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             w.losses
         );
     })
-    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+    .map_err(|e| game_failure(e, "the match was not finished, and no report was written"))?;
     print!("{}", report.table());
     if let Some(path) = &a.json {
         let text = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?;

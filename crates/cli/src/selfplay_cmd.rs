@@ -1,8 +1,9 @@
-//! `hane selfplay`: generate training games with a progress bar; Ctrl-C stops cleanly
-//! (finished games are kept, games in flight are dropped, no partial file is left) and a
-//! rerun of the same command resumes.
+//! `hane selfplay`: generate training games with a progress bar; Ctrl-C or SIGTERM stops
+//! cleanly with exit code 130 (finished games are kept, games in flight are dropped, no
+//! partial file is left) and a rerun of the same command resumes.
 
 use crate::config;
+use crate::stop::{self, Second, RERUN};
 use crate::Failure;
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
@@ -19,7 +20,7 @@ pub struct Args {
     /// Config file (TOML with a [selfplay] table; see configs/).
     #[arg(long)]
     config: PathBuf,
-    /// Games to play in total (a rerun only plays the unfinished ones).
+    /// Games to play in total (a rerun only plays the unfinished ones; at most 10000000).
     #[arg(long)]
     games: u64,
     /// Seed of the run, replacing the config's: give every worker of a scaled-out run its
@@ -54,14 +55,13 @@ pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Resul
 }
 
 /// Runs self-play with a progress bar of finished games (moves/s and rows in its message);
-/// `stop` ends it early, keeping every finished game.
+/// a stop request ([`crate::stop`]) ends it early, keeping every finished game.
 pub fn play_with_bar(
     cfg: &SelfplayConfig,
     games: u64,
     out: &Path,
     fac: EvaluatorFactory,
     source: &str,
-    stop: Arc<AtomicBool>,
 ) -> Result<RunSummary, Failure> {
     let progress = Arc::new(Progress::default());
     let bar = ProgressBar::new(games);
@@ -86,7 +86,7 @@ pub fn play_with_bar(
             std::thread::sleep(Duration::from_millis(250));
         }
     });
-    let result = run(cfg, games, out, fac, source, progress, stop);
+    let result = run(cfg, games, out, fac, source, progress, stop::flag());
     done.store(true, Ordering::Relaxed);
     let _ = ticker.join();
     bar.finish_and_clear();
@@ -104,6 +104,7 @@ pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
+    config::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
     cfg.seed = a.seed.unwrap_or(cfg.seed);
     let model = match &a.model {
         Some(dir) if dir.is_dir() => Some(hane_train::latest_checkpoint(dir).ok_or_else(|| {
@@ -123,11 +124,10 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         // The uniform evaluator values every leaf as a draw: no opinion to mix into targets.
         cfg.value_search_mix = 0.0;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
-        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
-    let s = play_with_bar(&cfg, a.games, &a.out, fac, &source, stop)?;
+    // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
+    let second = if model.is_some() { Second::Wait } else { Second::Exit };
+    stop::install("after the moves in flight (finished games are kept)", second)?;
+    let s = play_with_bar(&cfg, a.games, &a.out, fac, &source)?;
     println!(
         "{} games ({} already done) and {} side games, {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
         s.games,
@@ -144,7 +144,10 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         s.resigned,
         s.false_resign,
         s.would_resign,
-        if s.interrupted { " (interrupted: rerun the same command to continue)" } else { "" }
+        if s.interrupted { " (unfinished)" } else { "" }
     );
+    if s.interrupted && stop::requested() {
+        return Err(stop::interrupted(RERUN));
+    }
     Ok(())
 }

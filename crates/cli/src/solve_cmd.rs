@@ -1,8 +1,10 @@
 //! `hane solve`: the exact minimax result of a tiny board from the empty board (alpha-beta
 //! with a transposition table, `hane_eval::solver`), hence its exact fair komi. Progress is
-//! printed as the proven bounds narrow.
+//! printed as the proven bounds narrow. Ctrl-C or SIGTERM gives up at the next progress line
+//! and exits with code 130 (a second one at once: nothing here runs libtorch).
 
 use crate::rules_args::RulesArgs;
+use crate::stop::{self, Second};
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_eval::solver::{solve_guessing, SolveOptions};
@@ -44,7 +46,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
         table_bits: a.table_bits,
         progress_every: 1 << 22,
         node_limit: a.node_limit.unwrap_or(u64::MAX),
+        stop: Some(stop::static_flag()),
     };
+    stop::install("at the next progress line", Second::Exit)?;
     eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
     let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| {
         eprintln!(
@@ -57,7 +61,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
             if p.depth == u32::MAX { "full".to_string() } else { p.depth.to_string() }
         )
     })
-    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+    .map_err(|e| {
+        if stop::requested() {
+            stop::interrupted("nothing was solved")
+        } else {
+            Failure { code: 1, message: e.to_string() }
+        }
+    })?;
     println!(
         "{}: Black {} by {} under perfect play (ties: {}), best first move {}",
         s.rules,

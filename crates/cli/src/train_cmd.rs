@@ -1,7 +1,9 @@
-//! `hane train`: fit a net to the shards in a folder, with a log line per `log_every` steps;
-//! killed or stopped, the same command resumes from the last checkpoint.
+//! `hane train`: fit a net to the shards in a folder, with a log line per `log_every` steps.
+//! Ctrl-C or SIGTERM ends the run after the step in flight with a checkpoint of it and exit
+//! code 130; killed or stopped, the same command resumes from the last checkpoint.
 
 use crate::config;
+use crate::stop::{self, Second, RERUN};
 use crate::Failure;
 use hane_train::{train, Progress};
 use std::path::PathBuf;
@@ -50,7 +52,8 @@ pub fn print_progress(p: &Progress) {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
-    let s = train(&cfg, &a.data, &a.out, &mut print_progress)
+    stop::install("after the training step in flight", Second::Wait)?;
+    let s = train(&cfg, &a.data, &a.out, Some(stop::flag()), &mut print_progress)
         .map_err(|e| Failure { code: 1, message: e.to_string() })?;
     println!(
         "trained steps {}..{} ({} samples) in {:.1}s; checkpoint {}",
@@ -60,5 +63,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         s.seconds,
         s.checkpoint.map_or("none".into(), |p| p.display().to_string())
     );
+    if s.interrupted {
+        return Err(stop::interrupted(RERUN));
+    }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Rule sets as data: every rule is a field, and a preset is a named set of fields.
 //!
 //! `Rules` parses from and prints to a string. A string is a preset name optionally followed
-//! by `,key=value` overrides, e.g. `ttakji`, `brainking,size=13`, `tromp-taylor,komi=7.5`.
+//! by `,key=value` overrides, e.g. `ttakji`, `brainking,size=13`, `tromp-taylor,komi=7.5`;
+//! each key at most once.
 //! Printing gives the preset name when the fields equal a preset at that size, else the
 //! nearest preset (same variant) plus the differing fields.
 
@@ -414,6 +415,12 @@ impl FromStr for Rules {
                 None => err(format!("expected key=value after the preset name, got {kv:?}")),
             })
             .collect::<Result<_, _>>()?;
+        // A key given twice is refused rather than letting one silently win.
+        for (i, (k, _)) in overrides.iter().enumerate() {
+            if overrides[..i].iter().any(|(j, _)| j == k) {
+                return err(format!("rule {k:?} given twice in {s:?}"));
+            }
+        }
         // The size decides size-dependent defaults (BrainKing komi), so it is applied first.
         let mut size = 9u8;
         if let Some((_, v)) = overrides.iter().find(|(k, _)| k == "size") {
@@ -474,6 +481,8 @@ mod tests {
         assert!("ttakji,komi=0.3".parse::<Rules>().is_err());
         assert!("ttakji,bogus=1".parse::<Rules>().is_err());
         assert!("ttakji,size".parse::<Rules>().is_err());
+        assert!("ttakji,size=5,size=6".parse::<Rules>().unwrap_err().0.contains("\"size\" given twice"));
+        assert!("ttakji,komi=1,size=5,komi=1".parse::<Rules>().unwrap_err().0.contains("twice"));
         assert!("loose,komi=-4".parse::<Rules>().is_ok());
     }
 }

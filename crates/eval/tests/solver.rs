@@ -6,14 +6,15 @@
 
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
-use hane_eval::solver::{minimax, solve, solve_after, solve_guessing, Solution, SolveOptions};
+use hane_eval::solver::{minimax, solve, solve_after, solve_guessing, Solution, SolveError, SolveOptions};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn rules(s: &str) -> Rules {
     s.parse().unwrap()
 }
 
 fn options(table_bits: u32) -> SolveOptions {
-    SolveOptions { table_bits, progress_every: 1 << 16, node_limit: u64::MAX }
+    SolveOptions { table_bits, progress_every: 1 << 16, ..SolveOptions::default() }
 }
 
 fn solved(r: &str) -> Solution {
@@ -21,6 +22,23 @@ fn solved(r: &str) -> Solution {
     let s = solve(&rules(r), &options(18), &mut |_| reports += 1).unwrap();
     assert_eq!(reports, s.stats.nodes / (1 << 16), "one progress report per 2^16 nodes");
     s
+}
+
+#[test]
+fn a_stop_flag_gives_up_at_the_next_progress_report() {
+    // Set from the progress callback here; in `hane solve`, from the signal handler.
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let options = SolveOptions { table_bits: 16, progress_every: 1000, stop: Some(&STOP), ..options(16) };
+    let mut reports = 0;
+    let result = solve(&rules("ttakji,size=4"), &options, &mut |_| {
+        reports += 1;
+        STOP.store(true, Ordering::Relaxed);
+    });
+    match result {
+        Err(SolveError::Unfinished(p)) => assert!(p.nodes < 3000, "{p:?}"),
+        other => panic!("not stopped: {other:?}"),
+    }
+    assert!(reports <= 2, "{reports}");
 }
 
 /// `n` random legal actions from the empty board (passes only when nothing else is legal, and

@@ -3,6 +3,11 @@
 //! default so that a plain `Search` is a deterministic best-move search, and self-play turns
 //! it on for full searches.
 
+/// The most visits any command or config asks of one search. Every visit can add a node, so
+/// the number sizes the tree's memory; a million is far beyond what any board here needs
+/// (KataGo's strongest analysis runs use tens of thousands).
+pub const MAX_VISITS: u32 = 1_000_000;
+
 /// Parameters of one [`Search`](crate::Search).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchConfig {

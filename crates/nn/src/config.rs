@@ -7,19 +7,21 @@ use hane_data::features::{GLOBALS, PLANES};
 use hane_engine::{Action, Game, GameState, Rules};
 use serde::{Deserialize, Serialize};
 
-/// Limits that keep a damaged or hostile checkpoint from asking for an absurd allocation
-/// before its tensors are even looked at.
-const MAX_BLOCKS: usize = 64;
-const MAX_CHANNELS: usize = 512;
+/// Most residual blocks: with [`MAX_CHANNELS`], a limit that keeps a damaged or hostile
+/// checkpoint, or a typo in a config, from asking for an absurd allocation before any tensor
+/// is looked at (KataGo's largest nets have 40 blocks of 256 channels).
+pub const MAX_BLOCKS: usize = 64;
+/// Most channels of any layer (see [`MAX_BLOCKS`]).
+pub const MAX_CHANNELS: usize = 512;
 
 /// Depth and widths of the network. The defaults are KataGo's smallest net (b6c96, paper
 /// Table 5): 6 blocks of 96 channels, 32 pooled channels, policy head 32, value head 48.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetShape {
-    /// Residual blocks in the trunk.
+    /// Residual blocks in the trunk (0..=64).
     pub blocks: usize,
-    /// Channels of the trunk.
+    /// Channels of the trunk (1..=512, as every width below).
     pub channels: usize,
     /// Channels that a global pooling block pools into per-channel biases (KataGo's c_pool).
     pub pool_channels: usize,
@@ -28,7 +30,7 @@ pub struct NetShape {
     /// Channels of the value head (KataGo's c_val).
     pub value_channels: usize,
     /// Every `pool_every`-th block (the 3rd, 6th, ... for 3) is a global pooling block;
-    /// 0 for none.
+    /// 0 for none (0..=64).
     pub pool_every: usize,
 }
 
@@ -69,12 +71,21 @@ impl NetShape {
         format!("b{}c{}", self.blocks, self.channels)
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let widths = [self.channels, self.pool_channels, self.head_channels, self.value_channels];
-        if self.blocks > MAX_BLOCKS || widths.iter().any(|&w| w == 0 || w > MAX_CHANNELS) {
-            return Err(format!(
-                "net shape {self:?} out of range (blocks <= {MAX_BLOCKS}, widths 1..={MAX_CHANNELS})"
-            ));
+    /// Checks each field against the range in its doc comment; the message names the field,
+    /// its value and the range.
+    pub fn validate(&self) -> Result<(), String> {
+        let fields = [
+            ("blocks", self.blocks, 0, MAX_BLOCKS),
+            ("channels", self.channels, 1, MAX_CHANNELS),
+            ("pool_channels", self.pool_channels, 1, MAX_CHANNELS),
+            ("head_channels", self.head_channels, 1, MAX_CHANNELS),
+            ("value_channels", self.value_channels, 1, MAX_CHANNELS),
+            ("pool_every", self.pool_every, 0, MAX_BLOCKS),
+        ];
+        for (key, v, min, max) in fields {
+            if !(min..=max).contains(&v) {
+                return Err(format!("{key} = {v}: allowed {min}..={max}"));
+            }
         }
         Ok(())
     }
@@ -128,7 +139,7 @@ impl NetConfig {
                 self.planes, self.globals
             )));
         }
-        self.shape.validate().map_err(NnError::Config)
+        self.shape.validate().map_err(|e| NnError::Config(format!("net shape: {e}")))
     }
 
     /// Whether the action space has Sligo's no-slide and slide actions.

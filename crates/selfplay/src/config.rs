@@ -1,7 +1,24 @@
 //! Self-play configuration. Loaded from TOML by the CLI; every field has a default.
+//!
+//! Every number has a range, given in its doc comment and checked by
+//! [`SelfplayConfig::validate`] before anything is allocated or started: counts that size
+//! threads, queues or trees stop far beyond any real machine (a thousand threads, a million
+//! visits), so a typo is an error naming the key instead of an abort or a hang. Fractions
+//! are in 0..=1, and NaN or infinity is never in range.
 
-use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule};
+use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, MAX_VISITS};
 use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
+/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
+fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
+    if range.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
+    }
+}
 
 /// Everything a self-play run needs besides the evaluator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -9,64 +26,72 @@ use serde::{Deserialize, Serialize};
 pub struct SelfplayConfig {
     /// Rule set string, e.g. `ttakji` or `loose,size=7`.
     pub rules: String,
-    /// Worker threads running searches.
+    /// Worker threads running searches (1..=1024).
     pub threads: usize,
     /// Inference threads, each with its own copy of the evaluator, serving the workers in
     /// turn (at most `threads`). One thread feeds a GPU best; on a CPU each runs the net on
-    /// one core, so a 2-core machine wants two of them and two workers.
+    /// one core, so a 2-core machine wants two of them and two workers (1..=1024).
     pub inference_threads: usize,
-    /// Games in flight per worker thread.
+    /// Games in flight per worker thread (1..=4096).
     pub games_in_flight: usize,
-    /// Largest number of positions in one evaluator call.
+    /// Largest number of positions in one evaluator call (1..=65536).
     pub batch_size: usize,
-    /// Leaves gathered per game before each evaluator call (virtual loss spreads them).
+    /// Leaves gathered per game before each evaluator call (virtual loss spreads them;
+    /// 1..=256).
     pub leaves_per_game: usize,
-    /// Visits of a full search, whose positions become training rows.
+    /// Visits of a full search, whose positions become training rows (1..=1000000).
     pub full_visits: u32,
-    /// Visits of a fast search (not recorded), for playout cap randomisation.
+    /// Visits of a fast search (not recorded), for playout cap randomisation (1..=1000000).
     pub fast_visits: u32,
-    /// Probability that a turn gets a full search.
+    /// Probability that a turn gets a full search (0..=1).
     pub p_full: f32,
-    /// Resign when the mover's probability of not losing stays below this for `resign_turns` turns.
+    /// Resign when the mover's probability of not losing stays below this for `resign_turns`
+    /// turns (0..=1).
     pub resign_threshold: f32,
-    /// Consecutive turns below the threshold before resigning.
+    /// Consecutive turns below the threshold before resigning (0..=1000).
     pub resign_turns: u32,
-    /// Fraction of games played out to the end despite resigning, to measure false resigns.
+    /// Fraction of games played out to the end despite resigning, to measure false resigns
+    /// (0..=1).
     pub resign_playthrough: f32,
     /// Standard deviation of the komi randomisation around the rules' komi, in points (0 =
-    /// fixed komi).
+    /// fixed komi; 0..=100).
     pub komi_stdev: f32,
     /// Fraction of games whose komi is drawn uniformly from the board's whole range instead
-    /// (see [`crate::komi`]): the net then learns the whole win-rate-against-komi curve.
+    /// (see [`crate::komi`]): the net then learns the whole win-rate-against-komi curve
+    /// (0..=1).
     pub komi_wide: f32,
     /// Mean number of moves each game opens with, sampled from the evaluator's raw policy
-    /// and not recorded (see [`crate::opening`]; KataGo: 0.04 times the board's area; 0: none).
+    /// and not recorded (see [`crate::opening`]; KataGo: 0.04 times the board's area; 0: none;
+    /// 0..=1000).
     pub opening_moves: f32,
     /// Probability that a searched position of a game also starts a side game, which plays
     /// one move from the raw policy there and goes on like any game, recorded from then on
     /// (KataGo's side positions, 2.5% of positions; side games do not fork again; 0: none).
-    /// Self-play then answers moves its searches would never choose.
+    /// Self-play then answers moves its searches would never choose (0..=1).
     pub fork_prob: f32,
     /// Move temperature of the first move; it decays towards `temperature_late`, halving the
-    /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size).
+    /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size;
+    /// 0..=10).
     pub temperature_early: f32,
-    /// Move temperature approached late in the game.
+    /// Move temperature approached late in the game (0..=10).
     pub temperature_late: f32,
     /// Turns over which the temperature's distance to `temperature_late` halves (0: the
-    /// board size).
+    /// board size; 0..=1000).
     pub temperature_halflife: f32,
     /// Weight of the score term in the searches' utility (KataGo's self-play: 0.4; see
     /// [`SearchConfig::score_utility_weight`]). Larger values keep a side that is clearly
     /// winning or losing playing for points, so games at a komi far from fair are played as
-    /// well as games near it.
+    /// well as games near it (0..=10).
     pub score_utility: f32,
     /// Weight of the search's own win/draw/loss in each row's value target (the rest is the
     /// game's result): the result of one game carries every later exploratory move of both
-    /// sides, the search judges the position as it would be played (0: the result only).
+    /// sides, the search judges the position as it would be played (0: the result only;
+    /// 0..=1).
     pub value_search_mix: f32,
-    /// Turn cap per game (0 = the rule set's own cap).
+    /// Turn cap per game (0 = the rule set's own cap; 0..=100000; the engine's own limit of
+    /// 16 turns per board point still applies).
     pub max_turns: u32,
-    /// Seed of everything random in the run.
+    /// Seed of everything random in the run (any 64-bit number).
     pub seed: u64,
 }
 
@@ -101,55 +126,36 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
-    /// Checks the values; the message names the field and what is allowed.
+    /// Checks every value against the range in its doc comment; the message names the key,
+    /// the value and the range.
     pub fn validate(&self) -> Result<(), String> {
-        let rules: hane_engine::Rules = self.rules.parse().map_err(|e| format!("rules: {e}"))?;
-        let positive =
-            |name: &str, v: usize| if v == 0 { Err(format!("{name}: must be at least 1")) } else { Ok(()) };
-        positive("threads", self.threads)?;
-        positive("inference_threads", self.inference_threads)?;
-        positive("games_in_flight", self.games_in_flight)?;
-        positive("batch_size", self.batch_size)?;
-        positive("leaves_per_game", self.leaves_per_game)?;
-        positive("full_visits", self.full_visits as usize)?;
-        positive("fast_visits", self.fast_visits as usize)?;
-        let unit = |name: &str, v: f32| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!("{name}: must be in 0..=1, got {v}"))
-            }
-        };
-        unit("p_full", self.p_full)?;
-        unit("resign_threshold", self.resign_threshold)?;
-        unit("resign_playthrough", self.resign_playthrough)?;
-        if !(0.0..=100.0).contains(&self.komi_stdev) {
-            return Err(format!("komi_stdev: must be in 0..=100, got {}", self.komi_stdev));
+        self.rules.parse::<hane_engine::Rules>().map_err(|e| format!("rules = {:?}: {e}", self.rules))?;
+        let visits = 1..=MAX_VISITS;
+        in_range("threads", self.threads, 1..=1024)?;
+        in_range("inference_threads", self.inference_threads, 1..=1024)?;
+        in_range("games_in_flight", self.games_in_flight, 1..=4096)?;
+        in_range("batch_size", self.batch_size, 1..=65536)?;
+        in_range("leaves_per_game", self.leaves_per_game, 1..=256)?;
+        in_range("full_visits", self.full_visits, visits.clone())?;
+        in_range("fast_visits", self.fast_visits, visits)?;
+        in_range("resign_turns", self.resign_turns, 0..=1000)?;
+        in_range("max_turns", self.max_turns, 0..=100_000)?;
+        for (key, v) in [
+            ("p_full", self.p_full),
+            ("resign_threshold", self.resign_threshold),
+            ("resign_playthrough", self.resign_playthrough),
+            ("komi_wide", self.komi_wide),
+            ("fork_prob", self.fork_prob),
+            ("value_search_mix", self.value_search_mix),
+        ] {
+            in_range(key, v, 0.0..=1.0)?;
         }
-        unit("komi_wide", self.komi_wide)?;
-        unit("fork_prob", self.fork_prob)?;
-        if !(0.0..=1000.0).contains(&self.opening_moves) {
-            return Err(format!("opening_moves: must be in 0..=1000, got {}", self.opening_moves));
-        }
-        unit("value_search_mix", self.value_search_mix)?;
-        for (name, t) in
-            [("temperature_early", self.temperature_early), ("temperature_late", self.temperature_late)]
-        {
-            if !(0.0..=10.0).contains(&t) {
-                return Err(format!("{name}: must be in 0..=10, got {t}"));
-            }
-        }
-        if !(0.0..=10.0).contains(&self.score_utility) {
-            return Err(format!("score_utility: must be in 0..=10, got {}", self.score_utility));
-        }
-        if !(0.0..=1000.0).contains(&self.temperature_halflife) {
-            return Err(format!(
-                "temperature_halflife: must be in 0..=1000, got {}",
-                self.temperature_halflife
-            ));
-        }
-        let _ = rules;
-        Ok(())
+        in_range("komi_stdev", self.komi_stdev, 0.0..=100.0)?;
+        in_range("opening_moves", self.opening_moves, 0.0..=1000.0)?;
+        in_range("temperature_early", self.temperature_early, 0.0..=10.0)?;
+        in_range("temperature_late", self.temperature_late, 0.0..=10.0)?;
+        in_range("temperature_halflife", self.temperature_halflife, 0.0..=1000.0)?;
+        in_range("score_utility", self.score_utility, 0.0..=10.0)
     }
 
     /// The parsed rules, with `max_turns` applied.

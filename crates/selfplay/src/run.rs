@@ -187,8 +187,12 @@ fn unfinished(sgf_dir: &Path, games: u64) -> VecDeque<u64> {
     (0..games).filter(|id| !sgf_dir.join(format!("g{id:08}.sgf")).exists()).collect()
 }
 
+/// The most games one run may be asked for: the numbers of the unfinished ones are listed up
+/// front (80 MB at this limit), and ten million games is months of self-play on one machine.
+pub const MAX_GAMES: u64 = 10_000_000;
+
 /// Plays `games` games (minus those an earlier run of the same job finished) into `out`.
-/// `source` names the evaluator in the shards' metadata.
+/// `source` names the evaluator in the shards' metadata. At most [`MAX_GAMES`].
 pub fn run(
     cfg: &SelfplayConfig,
     games: u64,
@@ -199,6 +203,9 @@ pub fn run(
     stop: Arc<AtomicBool>,
 ) -> Result<RunSummary, String> {
     cfg.validate()?;
+    if games > MAX_GAMES {
+        return Err(format!("games = {games}: allowed 0..={MAX_GAMES}"));
+    }
     let rules = cfg.parsed_rules()?;
     let shards = out.join("shards");
     let sgfs = out.join("sgf");

@@ -14,7 +14,7 @@
 //! ([`crate::synthetic`]) to a temporary folder first. Everything it writes is removed at the
 //! end.
 
-use crate::config::TrainConfig;
+use crate::config::{TrainConfig, MAX_STEPS};
 use crate::trainer::{Progress, Trainer};
 use crate::{synthetic, TrainError};
 use std::fmt;
@@ -109,7 +109,7 @@ pub fn bench(
         }
     };
     let run_cfg =
-        TrainConfig { checkpoint_every: u64::MAX, histogram_every: 0, log_every: u64::MAX, ..cfg.clone() };
+        TrainConfig { checkpoint_every: MAX_STEPS, histogram_every: 0, log_every: MAX_STEPS, ..cfg.clone() };
     let mut t = Trainer::open(&run_cfg, &data, &tmp.0.join("out"))?;
     t.train_until(WARMUP_STEPS, progress)?;
     t.bare_samples_per_sec(WARMUP_STEPS, 0);

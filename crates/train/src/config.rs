@@ -1,10 +1,48 @@
 //! The trainer's configuration: a typed struct with a default and a doc comment per field,
 //! read by the CLI from the `[train]` table of a TOML config file. Missing keys take their
 //! defaults; unknown keys are errors.
+//!
+//! Every number has a range, given in its doc comment and checked by
+//! [`TrainConfig::validate`] before anything is allocated: sizes stop far beyond any real
+//! machine (a batch of 65536 rows, a shuffle buffer of ten million), so a typo is an error
+//! naming the key instead of memory growing until the process is killed, and NaN or infinity
+//! is never in range.
 
 use hane_engine::Rules;
 use hane_nn::{LossWeights, NetShape};
 use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
+/// The largest step count, warm-up, milestone or interval (a billion steps).
+pub const MAX_STEPS: u64 = 1_000_000_000;
+
+/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
+fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
+    if range.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
+    }
+}
+
+/// `Ok` when `0 < v <= max`.
+fn positive(key: &str, v: f64, max: f64) -> Result<(), String> {
+    if v > 0.0 && v <= max {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed above 0, up to {max}"))
+    }
+}
+
+/// `Ok` when `0 <= v < 1`.
+fn below_one(key: &str, v: f64) -> Result<(), String> {
+    if (0.0..1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed 0 up to (not including) 1"))
+    }
+}
 
 /// Which optimiser updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,10 +75,11 @@ pub struct TrainConfig {
     /// Rule set of the data and the net, e.g. `ttakji` or `sligo,size=7`. Shards of the same
     /// game with another komi or turn cap are accepted; anything else is refused.
     pub rules: String,
-    /// Shape of a new network. A resumed run must use the checkpoint's shape.
+    /// Shape of a new network (`[train.net]`; ranges in [`NetShape`]'s fields). A resumed run
+    /// must use the checkpoint's shape.
     pub net: NetShape,
     /// Training steps to reach, counted over all runs into the same output folder: a run
-    /// resumed from step 3000 with `steps = 5000` trains 2000 more.
+    /// resumed from step 3000 with `steps = 5000` trains 2000 more (0..=1000000000).
     pub steps: u64,
     /// The step at which the decaying schedules (`cosine`) start their cycle; set by `hane
     /// loop`, not by config files. A loop trains one cycle per generation, from the step the
@@ -49,60 +88,64 @@ pub struct TrainConfig {
     /// trained at 5–10% of the peak). 0: one cycle over the whole run.
     #[serde(skip)]
     pub cycle_start: u64,
-    /// Rows per step.
+    /// Rows per step (1..=65536).
     pub batch_size: usize,
     /// `sgd` or `adamw`.
     pub optimizer: OptimizerKind,
-    /// Peak learning rate per step (after warm-up).
+    /// Peak learning rate per step (after warm-up; above 0, up to 10).
     pub lr: f64,
-    /// Steps of linear warm-up from `lr / warmup_steps` to `lr`.
+    /// Steps of linear warm-up from `lr / warmup_steps` to `lr` (0..=1000000000).
     pub warmup_steps: u64,
     /// `constant`, `cosine` or `step`.
     pub lr_schedule: LrSchedule,
-    /// `step` schedule: the steps at which the rate is multiplied by `lr_gamma`.
+    /// `step` schedule: the steps at which the rate is multiplied by `lr_gamma` (each
+    /// 0..=1000000000).
     pub lr_milestones: Vec<u64>,
-    /// `step` schedule: the factor at each milestone.
+    /// `step` schedule: the factor at each milestone (above 0, up to 10).
     pub lr_gamma: f64,
-    /// `cosine` schedule: the final rate as a fraction of `lr`.
+    /// `cosine` schedule: the final rate as a fraction of `lr` (0..=1).
     pub lr_final_fraction: f64,
-    /// SGD momentum.
+    /// SGD momentum (0 up to, not including, 1).
     pub momentum: f64,
-    /// AdamW's decay rates of the first and second moment estimates.
+    /// AdamW's decay rates of the first and second moment estimates (each 0 up to, not
+    /// including, 1).
     pub adam_betas: [f64; 2],
-    /// AdamW's denominator offset.
+    /// AdamW's denominator offset (above 0, up to 1).
     pub adam_eps: f64,
     /// Weight decay of convolution and linear weights (not biases or batch-norm scales); see
-    /// [`OptimizerKind`] for its meaning per optimiser.
+    /// [`OptimizerKind`] for its meaning per optimiser (0..=1).
     pub weight_decay: f64,
-    /// Largest global gradient norm; larger gradients are scaled down to it. 0: no clipping.
+    /// Largest global gradient norm; larger gradients are scaled down to it. 0: no clipping
+    /// (0..=1000000).
     pub grad_clip: f64,
-    /// Weight of each head's loss.
+    /// Weight of each head's loss (`[train.loss_weights]`; each 0..=100).
     pub loss_weights: LossWeights,
-    /// The data window, KataGo's `c`: while there are fewer rows than this, all are used.
+    /// The data window, KataGo's `c`: while there are fewer rows than this, all are used
+    /// (1..=1000000000).
     pub window_min_rows: usize,
-    /// The data window's growth exponent (KataGo's α).
+    /// The data window's growth exponent (KataGo's α; above 0, up to 1).
     pub window_exponent: f64,
     /// The data window's growth rate (KataGo's β): with `N` rows in all, the newest
-    /// `c·(1 + β·((N/c)^α − 1)/α)` are used.
+    /// `c·(1 + β·((N/c)^α − 1)/α)` are used (0..=100).
     pub window_growth: f64,
     /// Rows held in the shuffle buffer: batches are drawn at random from it, and it is
-    /// refilled with whole shards drawn at random from the window.
+    /// refilled with whole shards drawn at random from the window (1..=10000000).
     pub shuffle_rows: usize,
     /// Apply a random board symmetry to each row.
     pub augment: bool,
-    /// Seconds between scans of the data folder for new shards.
+    /// Seconds between scans of the data folder for new shards (0..=86400).
     pub rescan_secs: f64,
-    /// Write a checkpoint every this many steps (and at the end of the run).
+    /// Write a checkpoint every this many steps (and at the end of the run; 1..=1000000000).
     pub checkpoint_every: u64,
-    /// Checkpoints to keep; older ones are deleted.
+    /// Checkpoints to keep; older ones are deleted (1..=10000).
     pub keep_checkpoints: usize,
-    /// Log scalars every this many steps.
+    /// Log scalars every this many steps (1..=1000000000).
     pub log_every: u64,
-    /// Log weight histograms every this many steps (0: never).
+    /// Log weight histograms every this many steps (0: never; 0..=1000000000).
     pub histogram_every: u64,
-    /// Seed of the initial weights, the shuffling and the symmetries.
+    /// Seed of the initial weights, the shuffling and the symmetries (any 64-bit number).
     pub seed: u64,
-    /// libtorch intra-op threads (0: one per core).
+    /// libtorch intra-op threads (0: one per core; 0..=1024).
     pub threads: usize,
     /// `auto` (CUDA when present), `cpu`, `cuda` or `cuda:N`.
     pub device: String,
@@ -147,38 +190,49 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    /// Checks the values and returns the parsed rule set.
+    /// Checks every value against the range in its doc comment (the message names the key,
+    /// the value and the range) and returns the parsed rule set.
     pub fn validate(&self) -> Result<Rules, String> {
-        let rules: Rules = self.rules.parse().map_err(|e| format!("rules {:?}: {e}", self.rules))?;
-        let positive = [
-            ("batch_size", self.batch_size as f64),
-            ("lr", self.lr),
-            ("checkpoint_every", self.checkpoint_every as f64),
-            ("log_every", self.log_every as f64),
-            ("window_min_rows", self.window_min_rows as f64),
-            ("shuffle_rows", self.shuffle_rows as f64),
-            ("keep_checkpoints", self.keep_checkpoints as f64),
-        ];
-        for (name, v) in positive {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("{name} must be positive, is {v}"));
-            }
+        let rules: Rules = self.rules.parse().map_err(|e| format!("rules = {:?}: {e}", self.rules))?;
+        self.net.validate().map_err(|e| format!("net.{e}"))?;
+        for (key, v) in [
+            ("steps", self.steps),
+            ("warmup_steps", self.warmup_steps),
+            ("histogram_every", self.histogram_every),
+        ] {
+            in_range(key, v, 0..=MAX_STEPS)?;
         }
-        let unit = |name: &str, v: f64| {
-            if (0.0..1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!("{name} must be in [0, 1), is {v}"))
-            }
-        };
-        unit("momentum", self.momentum)?;
-        unit("adam_betas[0]", self.adam_betas[0])?;
-        unit("adam_betas[1]", self.adam_betas[1])?;
-        if !(self.window_exponent > 0.0 && self.window_exponent <= 1.0) || self.window_growth < 0.0 {
-            return Err("window_exponent must be in (0, 1] and window_growth non-negative".into());
+        for &m in &self.lr_milestones {
+            in_range("lr_milestones", m, 0..=MAX_STEPS)?;
         }
-        if self.weight_decay < 0.0 || self.grad_clip < 0.0 || self.adam_eps <= 0.0 || self.lr_gamma <= 0.0 {
-            return Err("weight_decay, grad_clip must be non-negative; adam_eps, lr_gamma positive".into());
+        in_range("checkpoint_every", self.checkpoint_every, 1..=MAX_STEPS)?;
+        in_range("log_every", self.log_every, 1..=MAX_STEPS)?;
+        in_range("batch_size", self.batch_size, 1..=65536)?;
+        in_range("window_min_rows", self.window_min_rows, 1..=1_000_000_000)?;
+        in_range("shuffle_rows", self.shuffle_rows, 1..=10_000_000)?;
+        in_range("keep_checkpoints", self.keep_checkpoints, 1..=10_000)?;
+        in_range("threads", self.threads, 0..=1024)?;
+        positive("lr", self.lr, 10.0)?;
+        positive("lr_gamma", self.lr_gamma, 10.0)?;
+        positive("adam_eps", self.adam_eps, 1.0)?;
+        positive("window_exponent", self.window_exponent, 1.0)?;
+        below_one("momentum", self.momentum)?;
+        below_one("adam_betas[0]", self.adam_betas[0])?;
+        below_one("adam_betas[1]", self.adam_betas[1])?;
+        in_range("lr_final_fraction", self.lr_final_fraction, 0.0..=1.0)?;
+        in_range("weight_decay", self.weight_decay, 0.0..=1.0)?;
+        in_range("grad_clip", self.grad_clip, 0.0..=1e6)?;
+        in_range("window_growth", self.window_growth, 0.0..=100.0)?;
+        in_range("rescan_secs", self.rescan_secs, 0.0..=86400.0)?;
+        let w = &self.loss_weights;
+        for (key, v) in [
+            ("loss_weights.policy", w.policy),
+            ("loss_weights.value", w.value),
+            ("loss_weights.score", w.score),
+            ("loss_weights.score_spread", w.score_spread),
+            ("loss_weights.ownership", w.ownership),
+        ] {
+            in_range(key, v, 0.0..=100.0)?;
         }
         Ok(rules)
     }
@@ -232,6 +286,12 @@ mod tests {
         );
         assert!(parse("[loss_weights]\nvalue = 2.0\npolcy = 1.0").unwrap_err().contains("polcy"));
         assert!(TrainConfig { lr: 0.0, ..TrainConfig::default() }.validate().is_err());
+        let e = parse("weight_decay = nan").unwrap().validate().unwrap_err();
+        assert!(e.contains("weight_decay = NaN"), "{e}");
+        let e = parse("[net]\nchannels = 100000").unwrap().validate().unwrap_err();
+        assert!(e.contains("net.channels = 100000"), "{e}");
+        let e = parse("batch_size = 1000000000000").unwrap().validate().unwrap_err();
+        assert!(e.contains("batch_size") && e.contains("65536"), "{e}");
     }
 
     #[test]

@@ -18,7 +18,8 @@
 //! # use std::path::Path;
 //! # fn main() -> Result<(), hane_train::TrainError> {
 //! let cfg = hane_train::TrainConfig::default(); // or the `[train]` table of a config file
-//! let summary = hane_train::train(&cfg, Path::new("run/shards"), Path::new("run/train"), &mut |p| {
+//! let (data, out) = (Path::new("run/shards"), Path::new("run/train"));
+//! let summary = hane_train::train(&cfg, data, out, None, &mut |p| {
 //!     if let hane_train::Progress::Logged(l) = p {
 //!         eprintln!("step {} loss {:.3}", l.step, l.get("loss/total").unwrap_or(f64::NAN));
 //!     }

@@ -23,6 +23,10 @@
 //! older than the one just written) never removes it. The metrics stay on the device
 //! between checks, so the training step never waits for them; a diverged run stops at most
 //! `log_every` steps late, having saved nothing in between.
+//!
+//! A run can also be stopped from another thread ([`Trainer::stop_on`]): the step in flight
+//! finishes, and [`train`] writes a checkpoint of it, so libtorch is never interrupted
+//! mid-step and the next run resumes exactly there.
 
 use crate::config::TrainConfig;
 use crate::loader::{Batch, Loader, Message, WindowInfo};
@@ -38,6 +42,8 @@ use hane_nn::{NetConfig, Network, NnError, Targets};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Names of the per-step metrics, in the order the training step returns them.
@@ -130,6 +136,8 @@ pub struct TrainSummary {
     pub checkpoint: Option<PathBuf>,
     /// The last log line.
     pub last: Option<StepLog>,
+    /// Whether the stop flag ended the run before `cfg.steps`.
+    pub interrupted: bool,
 }
 
 /// Input and target tensors of a batch, on `device`.
@@ -204,6 +212,7 @@ pub struct Trainer {
     warnings: Vec<String>,
     loader: Option<Loader>,
     events: Option<EventWriter>,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Trainer {
@@ -246,6 +255,7 @@ impl Trainer {
             warnings,
             loader: None,
             events: None,
+            stop: None,
         })
     }
 
@@ -293,7 +303,18 @@ impl Trainer {
             warnings,
             loader: None,
             events: None,
+            stop: None,
         })
+    }
+
+    /// From now on [`Trainer::train_until`] returns early, between two steps, once `flag` is
+    /// set (by a signal handler, say).
+    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// Steps done so far (all runs into this output folder).
@@ -367,9 +388,9 @@ impl Trainer {
         Err(self.diverged(format!("{} not finite in steps {first}..={}", bad.join(", "), self.step)))
     }
 
-    /// Trains until step `target` (all runs counted), logging and checkpointing on the way.
-    /// Stops with [`TrainError::Diverged`] when a metric or the weights turn NaN or infinite
-    /// (see the module docs).
+    /// Trains until step `target` (all runs counted), logging and checkpointing on the way,
+    /// or until the flag of [`Trainer::stop_on`] is set. Stops with [`TrainError::Diverged`]
+    /// when a metric or the weights turn NaN or infinite (see the module docs).
     pub fn train_until(
         &mut self,
         target: u64,
@@ -399,7 +420,7 @@ impl Trainer {
         let mut counted = 0u64;
         let mut since = (Instant::now(), self.samples, self.step + 1);
         let mut last = None;
-        while self.step < target {
+        while self.step < target && !self.stop_requested() {
             let batch = loop {
                 match loader.recv() {
                     Message::Batch(b) => break b,
@@ -504,14 +525,20 @@ impl Trainer {
 /// Trains `cfg.steps` steps (counting those of earlier runs into `out_dir`) on the shards in
 /// `data_dir`, resuming from the newest checkpoint in `out_dir` if there is one, and writes a
 /// final checkpoint. `progress` sees every log line, checkpoint, window change and warning.
+/// Once `stop` is set the run ends after the step in flight, with a checkpoint of it (when it
+/// trained any), and its summary says it was interrupted.
 pub fn train(
     cfg: &TrainConfig,
     data_dir: &Path,
     out_dir: &Path,
+    stop: Option<Arc<AtomicBool>>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<TrainSummary, TrainError> {
     let started = Instant::now();
     let mut t = Trainer::open(cfg, data_dir, out_dir)?;
+    if let Some(flag) = stop {
+        t.stop_on(flag);
+    }
     let start_step = t.step;
     let start_samples = t.samples;
     progress(&Progress::Started {
@@ -521,7 +548,9 @@ pub fn train(
         device: format!("{:?}", t.net.device()),
     });
     let last = t.train_until(cfg.steps, progress)?;
-    if t.last_checkpoint.as_ref().map(|c| c.0) != Some(t.step) {
+    let interrupted = t.step < cfg.steps;
+    let trained = t.step > start_step;
+    if t.last_checkpoint.as_ref().map(|c| c.0) != Some(t.step) && (trained || !interrupted) {
         let path = t.save_checkpoint()?;
         progress(&Progress::Checkpoint { step: t.step, path });
     }
@@ -532,5 +561,6 @@ pub fn train(
         seconds: started.elapsed().as_secs_f64(),
         checkpoint: t.last_checkpoint.map(|c| c.1),
         last,
+        interrupted,
     })
 }

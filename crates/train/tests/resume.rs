@@ -80,7 +80,7 @@ impl Drop for Killed {
 /// The child process of the SIGKILL test: trains "forever", checkpointing every 3 steps.
 fn child(dir: &Path) {
     let cfg = TrainConfig { steps: 1_000_000, checkpoint_every: 3, log_every: 1, ..tiny("ttakji,size=5") };
-    train(&cfg, &dir.join("data"), &dir.join("out"), &mut |_| {}).unwrap();
+    train(&cfg, &dir.join("data"), &dir.join("out"), None, &mut |_| {}).unwrap();
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn resume_after_sigkill() {
     }
     // And training goes on from there.
     let cfg = TrainConfig { steps: last_step + 4, checkpoint_every: 3, ..tiny("ttakji,size=5") };
-    let s = train(&cfg, &tmp.0.join("data"), &out, &mut |_| {}).unwrap();
+    let s = train(&cfg, &tmp.0.join("data"), &out, None, &mut |_| {}).unwrap();
     assert_eq!((s.start_step, s.step), (last_step, last_step + 4));
     let leftovers: Vec<_> = std::fs::read_dir(out.join("checkpoints"))
         .unwrap()

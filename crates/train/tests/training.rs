@@ -15,7 +15,7 @@ use std::process::Command;
 
 fn logs(cfg: &TrainConfig, data: &Path, out: &Path) -> (Vec<StepLog>, Vec<String>) {
     let (mut logs, mut warnings) = (Vec::new(), Vec::new());
-    train(cfg, data, out, &mut |p| match p {
+    train(cfg, data, out, None, &mut |p| match p {
         Progress::Logged(l) => logs.push(l.clone()),
         Progress::Warning(w) => warnings.push(w.clone()),
         _ => {}
@@ -121,14 +121,17 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
         tweak(&mut meta.meta);
         let bytes = reencode(meta);
         shard::write_atomic(&dir.join("zz-foreign.npz"), &bytes).unwrap();
-        let err = train(&cfg, &dir, &tmp.0.join(format!("out{i}")), &mut |_| {}).unwrap_err();
+        let err = train(&cfg, &dir, &tmp.0.join(format!("out{i}")), None, &mut |_| {}).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, TrainError::Incompatible(..)), "{msg}");
         assert!(msg.contains("zz-foreign.npz") && msg.contains(expect), "{msg}");
     }
     let empty = tmp.0.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    assert!(matches!(train(&cfg, &empty, &tmp.0.join("out-empty"), &mut |_| {}), Err(TrainError::NoData(_))));
+    assert!(matches!(
+        train(&cfg, &empty, &tmp.0.join("out-empty"), None, &mut |_| {}),
+        Err(TrainError::NoData(_))
+    ));
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! The loop's matches (gates and anchor matches), saved game by game to a JSON file under a
 //! temporary name and renamed, so that a rerun resumes after the last finished game. A gate
 //! decides after every game whether to go on, so it plays one game at a time; a match of a
-//! fixed size plays several at once, each thread with its own pair of players.
+//! fixed size plays several at once, each thread with its own pair of players. A stop request
+//! abandons the games in flight before their next move ([`Stoppable`]); finished games stay
+//! saved.
 
+use crate::stop::{game_failure, Stoppable, RERUN};
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_engine::Rules;
@@ -29,8 +32,8 @@ pub fn play_resumable(
     let (mut games, mut w) = load(file)?;
     while more(w) {
         let i = games.len() as u32;
-        let r = play_match_game(rules, a, b, settings, i)
-            .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+        let r = play_match_game(rules, &mut Stoppable(a), &mut Stoppable(b), settings, i)
+            .map_err(|e| game_failure(e, RERUN))?;
         tally(&mut w, i, &r);
         games.push(r);
         save(file, &games)?;
@@ -71,9 +74,10 @@ pub fn play_parallel(
                     if i >= settings.games {
                         return;
                     }
-                    let r = play_match_game(rules, a.as_mut(), b.as_mut(), settings, i)
+                    let (a, b) = (&mut Stoppable(a.as_mut()), &mut Stoppable(b.as_mut()));
+                    let r = play_match_game(rules, a, b, settings, i)
                         .map(|r| (i, r))
-                        .map_err(|e| Failure { code: 1, message: e.to_string() });
+                        .map_err(|e| game_failure(e, RERUN));
                     let failed = r.is_err();
                     if tx.send(r).is_err() || failed {
                         return;

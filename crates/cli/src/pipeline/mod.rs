@@ -16,7 +16,11 @@
 //! Every file is written under a temporary name and renamed, and each phase resumes: self-play
 //! keeps finished games (one file per game), the trainer restarts from its newest checkpoint,
 //! a gating match from its last finished game. Interrupted (Ctrl-C or SIGKILL), the same
-//! command continues the same run and loses at most the games and steps in flight.
+//! command continues the same run and loses at most the games and steps in flight. Ctrl-C or
+//! SIGTERM stops at the next safe point of the phase in flight (see [`crate::stop`]: self-play
+//! drops its games in flight, training finishes its step and checkpoints it, a match
+//! abandons its game before the next move, the komi estimate before the next evaluation) and
+//! exits with code 130.
 //!
 //! Generation `g` plays its games at komi drawn around the newest estimate (a share from the
 //! board's whole range, see `hane_selfplay::komi`), then trains the one trainer on the window
@@ -35,6 +39,7 @@ mod state;
 use crate::config::{self, ConfigFile};
 use crate::players::{net, BoxedEvaluator};
 use crate::selfplay_cmd::{model_factory, play_with_bar};
+use crate::stop::{self, Second, RERUN};
 use crate::train_cmd::print_progress;
 use crate::Failure;
 use hane_data::shard::write_atomic;
@@ -48,7 +53,6 @@ use hane_selfplay::server::EvaluatorFactory;
 use indicatif::{ProgressBar, ProgressStyle};
 use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Arguments of `hane loop`.
@@ -70,10 +74,6 @@ pub struct Args {
 /// The embedded default config.
 const DEFAULT_CONFIG: &str = include_str!("../../../../configs/ttakji-5x5.toml");
 
-/// Phases as seen by the Ctrl-C handler.
-const PHASE_OTHER: u8 = 0;
-const PHASE_SELFPLAY: u8 = 1;
-
 fn io_failure(path: &Path, e: impl std::fmt::Display) -> Failure {
     Failure { code: 1, message: format!("{}: {e}", path.display()) }
 }
@@ -83,9 +83,8 @@ fn io_failure(path: &Path, e: impl std::fmt::Display) -> Failure {
 fn run_config(a: &Args) -> Result<ConfigFile, Failure> {
     let copy = a.out.join("config.toml");
     let text = match &a.config {
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Failure::input(format!("cannot read config {}: {e}", p.display())))?,
-        None if copy.exists() => std::fs::read_to_string(&copy).map_err(|e| io_failure(&copy, e))?,
+        Some(p) => config::read_text(p)?,
+        None if copy.exists() => config::read_text(&copy)?,
         None => DEFAULT_CONFIG.to_string(),
     };
     let text = match a.seed {
@@ -97,7 +96,7 @@ fn run_config(a: &Args) -> Result<ConfigFile, Failure> {
     let cfg = config::parse(&text).map_err(|e| Failure::input(format!("config {name}: {e}")))?;
     std::fs::create_dir_all(&a.out).map_err(|e| io_failure(&a.out, e))?;
     if copy.exists() {
-        let old = std::fs::read_to_string(&copy).map_err(|e| io_failure(&copy, e))?;
+        let old = config::read_text(&copy)?;
         let mut before =
             config::parse(&old).map_err(|e| Failure::input(format!("{}: {e}", copy.display())))?;
         before.pipeline.generations = cfg.pipeline.generations;
@@ -116,20 +115,14 @@ fn run_config(a: &Args) -> Result<ConfigFile, Failure> {
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = run_config(&a)?;
     let rules = cfg.selfplay.parsed_rules().map_err(Failure::input)?;
-    let run_dir = a.out.clone();
-    let mut st = RunState::load(&run_dir, &rules.to_string())?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let phase = Arc::new(AtomicU8::new(PHASE_OTHER));
-    let (s, p) = (stop.clone(), phase.clone());
-    ctrlc::set_handler(move || {
-        if p.load(Ordering::Relaxed) == PHASE_SELFPLAY && !s.swap(true, Ordering::Relaxed) {
-            eprintln!("\nstopping self-play after the games in flight (Ctrl-C again to quit now)");
-        } else {
-            eprintln!("\ninterrupted: rerun the same command to continue");
-            std::process::exit(130);
-        }
-    })
-    .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let st = RunState::load(&a.out, &rules.to_string())?;
+    stop::install("at the next safe point of the phase in flight", Second::Wait)?;
+    // Every phase reports its stop as its own; the whole run says how to go on.
+    generations(&cfg, rules, &a.out, st).map_err(|e| if e.code == 130 { stop::interrupted(RERUN) } else { e })
+}
+
+/// The generations of the run in `run_dir` from the state `st`.
+fn generations(cfg: &ConfigFile, rules: Rules, run_dir: &Path, mut st: RunState) -> Result<(), Failure> {
     println!(
         "hane loop: {rules}, {} generations of {} games, {} training steps each, into {}",
         cfg.pipeline.generations,
@@ -138,12 +131,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         run_dir.display()
     );
     for g in 0..cfg.pipeline.generations {
+        stop::check(RERUN)?;
         let i = g as usize;
         if i == st.generations.len() {
             st.generations.push(Generation::new(g, st.best_after(i)));
-            st.save(&run_dir)?;
+            st.save(run_dir)?;
         }
-        let anchor_settings = anchor_settings(&cfg);
+        let anchor_settings = anchor_settings(cfg);
         let anchors_due = |st: &RunState| {
             let first = st.generations[0].candidate().map(str::to_string);
             anchor_settings.anchors(&rules, first.as_deref(), &st.best_after(i + 1))
@@ -155,23 +149,17 @@ pub fn run(a: Args) -> Result<(), Failure> {
         let player = st.generations[i].player.clone();
         if st.generations[i].selfplay.is_none() {
             println!("== generation {g}: self-play by {player}");
-            phase.store(PHASE_SELFPLAY, Ordering::Relaxed);
             let komi = centre_komi(&st.generations[..i], &rules);
-            let done = selfplay(&cfg, &rules, &run_dir, g, &player, komi, stop.clone())?;
-            phase.store(PHASE_OTHER, Ordering::Relaxed);
-            let Some(done) = done else {
-                println!("interrupted: rerun the same command to continue");
-                return Ok(());
-            };
+            let done = selfplay(cfg, &rules, run_dir, g, &player, komi)?;
             st.generations[i].selfplay = Some(done);
-            st.save(&run_dir)?;
+            st.save(run_dir)?;
         }
         if st.generations[i].train.is_none() {
             println!("== generation {g}: training");
             let from = st.generations[..i].iter().rev().find_map(|g| g.train.as_ref()).map_or(0, |t| t.step);
             let rows = st.generations[i].selfplay.as_ref().map_or(0, |s| s.rows);
-            st.generations[i].train = Some(train(&cfg, &run_dir, g, from, rows)?);
-            st.save(&run_dir)?;
+            st.generations[i].train = Some(train(cfg, run_dir, g, from, rows)?);
+            st.save(run_dir)?;
         }
         if st.generations[i].gate.is_none() {
             let candidate = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
@@ -181,16 +169,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 GateDone { results: Wdl::default(), accepted: true, komi: None }
             } else {
                 println!("== generation {g}: gating {candidate} against {player}");
-                gate(&cfg, &rules, komi, &run_dir, g, &candidate, &player)?
+                gate(cfg, &rules, komi, run_dir, g, &candidate, &player)?
             });
-            st.save(&run_dir)?;
+            st.save(run_dir)?;
         }
         let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
         if cfg.pipeline.komi_visits > 0 && !komi_done {
             let best = st.komi_net(i).unwrap_or_default();
             if best.is_empty() {
                 st.generations[i].komi_error = Some("no net trained yet".into());
-                st.save(&run_dir)?;
+                st.save(run_dir)?;
             } else {
                 println!("== generation {g}: komi estimate with {best}");
                 let method = crate::komi_cmd::Method::Net(run_dir.join(&best));
@@ -209,7 +197,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
                     }
                     Err(e) => return Err(e),
                 }
-                st.save(&run_dir)?;
+                st.save(run_dir)?;
             }
         }
         let best = st.best_after(i + 1);
@@ -221,9 +209,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             println!("== generation {g}: {best} against the anchor {name}");
             let file =
                 run_dir.join("anchors").join(format!("{}-{}.json", gen_name(g), name.replace(':', "-")));
-            std::fs::create_dir_all(run_dir.join("anchors")).map_err(|e| io_failure(&run_dir, e))?;
+            std::fs::create_dir_all(run_dir.join("anchors")).map_err(|e| io_failure(run_dir, e))?;
             let bar = ProgressBar::new(u64::from(cfg.pipeline.anchor_games));
-            let m = anchors::play(&anchor_settings, &rules, &run_dir, &best, &anchor, &file, &mut |n, w| {
+            let m = anchors::play(&anchor_settings, &rules, run_dir, &best, &anchor, &file, &mut |n, w| {
                 bar.set_position(u64::from(n));
                 bar.set_message(format!("net {}-{}-{}", w.wins, w.draws, w.losses));
             })?;
@@ -233,13 +221,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 m.results.wins, m.results.draws, m.results.losses, m.komi
             );
             st.generations[i].anchors.push(m);
-            st.save(&run_dir)?;
+            st.save(run_dir)?;
         }
-        report::write(&st, &run_dir)?;
+        report::write(&st, run_dir)?;
         println!("{}", report::generation_line(&st, i));
     }
-    report::write(&st, &run_dir)?;
-    println!("{}", report::final_lines(&st, &run_dir));
+    report::write(&st, run_dir)?;
+    println!("{}", report::final_lines(&st, run_dir));
     Ok(())
 }
 
@@ -286,11 +274,11 @@ fn rows_in(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Self-play of generation `g` by `player`; `None` if stopped early. With a komi estimate
-/// from an earlier generation, games draw their komi around it instead of the config's (as
-/// KataGo's self-play centres komi on the net's fair komi), so the net learns the positions
-/// that matter for the estimate; `[selfplay] komi_wide` of them draw from the board's whole
-/// range, so it learns the rest of the curve too.
+/// Self-play of generation `g` by `player` ([`stop::interrupted`] if stopped early). With a
+/// komi estimate from an earlier generation, games draw their komi around it instead of the
+/// config's (as KataGo's self-play centres komi on the net's fair komi), so the net learns
+/// the positions that matter for the estimate; `[selfplay] komi_wide` of them draw from the
+/// board's whole range, so it learns the rest of the curve too.
 fn selfplay(
     cfg: &ConfigFile,
     rules: &Rules,
@@ -298,12 +286,15 @@ fn selfplay(
     g: u32,
     player: &str,
     komi: Option<f64>,
-    stop: Arc<AtomicBool>,
-) -> Result<Option<SelfplayDone>, Failure> {
+) -> Result<SelfplayDone, Failure> {
     let mut sp = cfg.selfplay.clone();
     sp.seed = sp.seed.wrapping_add(1_000_003 * u64::from(g));
-    if let Some(k) = komi {
-        sp.rules = format!("{},komi={k}", sp.rules);
+    if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
+        // Set in the parsed rules: appending `,komi=` to a rule string that names a komi
+        // would give the key twice, which the parser refuses.
+        let mut r: Rules = sp.rules.parse().map_err(|e| Failure::input(format!("rules: {e}")))?;
+        r.komi = k;
+        sp.rules = r.to_string();
         println!("self-play komi centred on the latest estimate, {k}");
     }
     let fac: EvaluatorFactory = if player == BASELINE {
@@ -315,9 +306,9 @@ fn selfplay(
         model_factory(&run_dir.join(player), *rules)?
     };
     let out = run_dir.join("selfplay").join(gen_name(g));
-    let s = play_with_bar(&sp, cfg.pipeline.games, &out, fac, player, stop)?;
+    let s = play_with_bar(&sp, cfg.pipeline.games, &out, fac, player)?;
     if s.interrupted {
-        return Ok(None);
+        return Err(stop::interrupted(RERUN));
     }
     println!(
         "self-play: {} games ({} from an earlier run) and {} side games, {} rows in {:.1}s; B/W/draw {}/{}/{}",
@@ -331,7 +322,7 @@ fn selfplay(
         s.results[2]
     );
     let rows = rows_in(&out.join("shards"));
-    Ok(Some(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds, komi, rows }))
+    Ok(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds, komi, rows })
 }
 
 /// The training steps of a generation whose games wrote `rows` rows: with `[loop]
@@ -359,7 +350,8 @@ fn train(cfg: &ConfigFile, run_dir: &Path, g: u32, from: u64, rows: u64) -> Resu
         ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  [{elapsed_precise}]")
             .expect("template"),
     );
-    let s = hane_train::train(&tc, &run_dir.join("selfplay"), &run_dir.join("train"), &mut |p| match p {
+    let (data, out) = (run_dir.join("selfplay"), run_dir.join("train"));
+    let s = hane_train::train(&tc, &data, &out, Some(stop::flag()), &mut |p| match p {
         hane_train::Progress::Logged(l) => {
             bar.set_position(l.step);
             bar.set_message(format!(
@@ -376,6 +368,9 @@ fn train(cfg: &ConfigFile, run_dir: &Path, g: u32, from: u64, rows: u64) -> Resu
     })
     .map_err(|e| Failure { code: 1, message: e.to_string() })?;
     bar.finish_and_clear();
+    if s.interrupted {
+        return Err(stop::interrupted(RERUN));
+    }
     let ckpt =
         s.checkpoint.ok_or_else(|| Failure { code: 1, message: "the trainer wrote no checkpoint".into() })?;
     let candidate = format!("models/{}.safetensors", gen_name(g));

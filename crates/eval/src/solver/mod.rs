@@ -55,6 +55,7 @@ use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 pub use reference::minimax;
@@ -69,11 +70,14 @@ pub struct SolveOptions {
     pub progress_every: u64,
     /// Give up after this many nodes.
     pub node_limit: u64,
+    /// Give up at the next progress report once this is set (from another thread, e.g. a
+    /// signal handler), as at the node limit: [`SolveError::Unfinished`].
+    pub stop: Option<&'static AtomicBool>,
 }
 
 impl Default for SolveOptions {
     fn default() -> Self {
-        SolveOptions { table_bits: 20, progress_every: 1 << 20, node_limit: u64::MAX }
+        SolveOptions { table_bits: 20, progress_every: 1 << 20, node_limit: u64::MAX, stop: None }
     }
 }
 
@@ -149,7 +153,8 @@ impl Evaluator for Solution {
 pub enum SolveError {
     /// A move before the position to solve is illegal.
     Illegal(PlayError),
-    /// The node limit was reached; the statistics and bounds proven so far.
+    /// The node limit was reached, or [`SolveOptions::stop`] was set; the statistics and
+    /// bounds proven so far.
     Unfinished(Progress),
 }
 

@@ -37,6 +37,7 @@ use super::{final_value, Progress, SolveOptions};
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Plies added to the depth limit when a search ends undecided at the horizon.
@@ -74,6 +75,10 @@ pub(super) struct Search<'a> {
     stats: Progress,
     every: u64,
     node_limit: u64,
+    /// [`SolveOptions::stop`], polled at each progress report.
+    stop: Option<&'static AtomicBool>,
+    /// The stop flag was seen set: the search gives up as at the node limit.
+    stopped: bool,
     progress: &'a mut dyn FnMut(Progress),
     clock: Instant,
     /// Game states to reuse for children: the search recurses once per ply, and a state per
@@ -117,6 +122,8 @@ impl<'a> Search<'a> {
             stats: Progress::default(),
             every: options.progress_every.max(1),
             node_limit: options.node_limit,
+            stop: options.stop,
+            stopped: false,
             progress,
             clock,
             spare: Vec::new(),
@@ -163,7 +170,7 @@ impl<'a> Search<'a> {
             for &prover in provers {
                 self.prover = prover;
                 let node = self.search(g, x - 1, x, depth);
-                if self.stats.nodes > self.node_limit {
+                if self.giving_up() {
                     self.stats.seconds = self.clock.elapsed().as_secs_f64();
                     return None;
                 }
@@ -221,7 +228,13 @@ impl<'a> Search<'a> {
         if self.stats.nodes % self.every == 0 {
             self.stats.seconds = self.clock.elapsed().as_secs_f64();
             (self.progress)(self.stats);
+            self.stopped |= self.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         }
+    }
+
+    /// Past the node limit, or stopped: every node returns trivial bounds.
+    fn giving_up(&self) -> bool {
+        self.stopped || self.stats.nodes > self.node_limit
     }
 
     /// Bounds on the value of `g`, searched `depth` plies deep: decisive for the window
@@ -229,7 +242,7 @@ impl<'a> Search<'a> {
     fn search(&mut self, g: &GameState, mut alpha: i32, mut beta: i32, depth: u32) -> Node {
         let beta_in = beta;
         self.count_node();
-        if self.stats.nodes > self.node_limit {
+        if self.giving_up() {
             // Giving up: trivial bounds are true and end the search quickly.
             return Node { lower: -self.max_value, upper: self.max_value, deps: Deps::none(), best: None };
         }

@@ -1,0 +1,126 @@
+//! One path for SIGINT (Ctrl-C) and SIGTERM in the long commands (`selfplay`, `train`, `loop`,
+//! `match`, `komi`, `solve`): the signal handler only sets a process-wide flag, the work
+//! polls it at safe points, and the command returns [`interrupted`], so the process leaves
+//! through `main` with exit code 130 (as a shell reports a job killed by SIGINT, so `a && b`
+//! stops after `a`).
+//!
+//! The safe points: self-play's workers before each batch of leaves (games in flight are
+//! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
+//! of the last finished step); match games before each move ([`Stoppable`]); the komi
+//! estimate before each evaluation; the solver at its progress reports. Files are only
+//! ever written whole (a temporary name, then a rename), so stopping at any of these points
+//! leaves the last finished game, step or evaluation on disk and nothing partial, and a
+//! rerun of a resumable command continues from there.
+//!
+//! Why the handler does not exit: it runs on a thread of its own, and `std::process::exit`
+//! there runs libtorch's static destructors while another thread may be inside a
+//! convolution, which crashed `hane loop` with SIGSEGV (exit 139). A second signal therefore
+//! exits at once only in a process that never runs libtorch ([`Second::Exit`]: the solver,
+//! self-play and matches without a net); there a forced exit is as safe as SIGKILL, which
+//! every writer tolerates (at worst a temporary file is left, and the next run removes or
+//! ignores it). Elsewhere ([`Second::Wait`]) the second signal only says that the stop is
+//! under way; SIGKILL remains for the impatient, with the same guarantees.
+
+use crate::Failure;
+use hane_engine::{Action, GameState, Rules};
+use hane_eval::gtp::GtpError;
+use hane_eval::referee::Player;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock};
+
+/// What to do after an interrupted run of a resumable command.
+pub const RERUN: &str = "rerun the same command to continue";
+
+/// Set by the first SIGINT or SIGTERM.
+static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(Arc::default);
+
+/// What a second signal does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Second {
+    /// Exit with code 130 at once: only for work that never runs libtorch.
+    Exit,
+    /// Say that the stop is under way, and keep waiting for the safe point.
+    Wait,
+}
+
+/// Installs the handler of SIGINT and SIGTERM for the rest of the process (once per
+/// process); `what` says what the first signal stops, e.g. "after the training step in
+/// flight".
+pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
+    let signals = AtomicU32::new(0);
+    ctrlc::set_handler(move || {
+        REQUESTED.store(true, Ordering::SeqCst);
+        match (signals.fetch_add(1, Ordering::SeqCst), second) {
+            (0, Second::Exit) => eprintln!("\nstopping {what} (Ctrl-C again to quit now)"),
+            (0, Second::Wait) => eprintln!("\nstopping {what}"),
+            (_, Second::Exit) => std::process::exit(130),
+            (_, Second::Wait) => eprintln!("\nstill stopping {what}: libtorch must finish first"),
+        }
+    })
+    .map_err(|e| Failure { code: 1, message: format!("cannot install the signal handler: {e}") })
+}
+
+/// Whether a stop was requested.
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::SeqCst)
+}
+
+/// The flag itself, for the libraries that poll it on their own threads.
+pub fn flag() -> Arc<AtomicBool> {
+    REQUESTED.clone()
+}
+
+/// The flag for the solver's options, which are `Copy`.
+pub fn static_flag() -> &'static AtomicBool {
+    &REQUESTED
+}
+
+/// The failure of a command that stopped at a safe point: exit code 130, with what to do
+/// next (`hint`, e.g. "rerun the same command to continue").
+pub fn interrupted(hint: &str) -> Failure {
+    Failure { code: 130, message: format!("interrupted: {hint}") }
+}
+
+/// [`interrupted`] (with `hint`) once a stop was requested.
+pub fn check(hint: &str) -> Result<(), Failure> {
+    if requested() {
+        Err(interrupted(hint))
+    } else {
+        Ok(())
+    }
+}
+
+/// A player that refuses to move once a stop is requested, ending its game with an error
+/// before the next search (see [`game_failure`]).
+pub struct Stoppable<'a>(pub &'a mut dyn Player);
+
+impl Player for Stoppable<'_> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError> {
+        self.0.new_game(rules)
+    }
+
+    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+        if requested() {
+            return Err(GtpError("stopped".into()));
+        }
+        self.0.choose(g)
+    }
+
+    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError> {
+        self.0.observe(before, turn)
+    }
+}
+
+/// The failure of a game that ended with `e`: [`interrupted`] when a stop was requested (the
+/// game was abandoned, see [`Stoppable`]), else `e` with exit code 1.
+pub fn game_failure(e: GtpError, hint: &str) -> Failure {
+    if requested() {
+        interrupted(hint)
+    } else {
+        Failure { code: 1, message: e.to_string() }
+    }
+}

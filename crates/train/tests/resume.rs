@@ -177,6 +177,7 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
     // the metrics before a checkpoint and at a log line (a checkpoint of non-finite weights
     // is refused by the writer itself: hane-nn's tests).
     let last = out.join("checkpoints").join(kept[1]);
+    let original = std::fs::read(&last).unwrap();
     let ck = Checkpoint::read(&last).unwrap();
     let scaled: Vec<(String, Tensor)> = ck.tensors.iter().map(|(n, t)| (n.clone(), t * 1e30)).collect();
     hane_nn::checkpoint::write(&last, &ck.meta, &scaled, &ck.extra).unwrap();
@@ -199,6 +200,7 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
     // The last good checkpoint loads, and training resumes from it.
     assert!(Network::load(&latest_checkpoint(&out).unwrap(), &rules, Device::Cpu).is_ok());
     assert_eq!(Trainer::open(&good, &data, &out).unwrap().step(), 10);
+    std::fs::write(&last, original).unwrap();
 
     // A newer checkpoint this run cannot use (damaged, or saved diverged by an older build)
     // does not count against `keep_checkpoints`, so it cannot push good ones out.

@@ -8,12 +8,12 @@
 //! ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero` fails at once.
 
 use crate::Failure;
+use hane_engine::range::in_range;
 use hane_mcts::MAX_VISITS;
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
 use std::fmt::Display;
 use std::io::Read;
-use std::ops::RangeInclusive;
 use std::path::Path;
 
 /// The largest config file read: the shipped ones are a few kilobytes.
@@ -121,15 +121,6 @@ impl LoopConfig {
         }
         in_range("samples_per_row", self.samples_per_row, 0.0..=1000.0)?;
         in_range("gate_threshold", self.gate_threshold, 0.0..=1.0)
-    }
-}
-
-/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
-pub fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
-    if range.contains(&v) {
-        Ok(())
-    } else {
-        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
     }
 }
 

@@ -18,12 +18,12 @@
 //! next game, the solver at its next progress report) and exits with code 130, writing
 //! nothing.
 
-use crate::config::in_range;
 use crate::players::{net, BoxedEvaluator};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
 use hane_data::shard::write_atomic;
+use hane_engine::range::in_range;
 use hane_engine::{Komi, Rules};
 use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
 use hane_eval::logistic::{

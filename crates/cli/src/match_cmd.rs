@@ -5,12 +5,12 @@
 //! report. Ctrl-C or SIGTERM abandons the game in flight before its next move and exits with
 //! code 130, writing no report.
 
-use crate::config::in_range;
 use crate::players::player;
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, game_failure, Second, Stoppable};
 use crate::Failure;
 use hane_data::shard::write_atomic;
+use hane_engine::range::in_range;
 use hane_eval::arena::{run_match, tally, MatchSettings};
 use hane_eval::elo::Wdl;
 use hane_mcts::MAX_VISITS;

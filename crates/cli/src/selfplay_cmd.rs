@@ -104,7 +104,7 @@ pub fn factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Failure> {
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
-    config::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
+    hane_engine::range::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
     cfg.seed = a.seed.unwrap_or(cfg.seed);
     let model = match &a.model {
         Some(dir) if dir.is_dir() => Some(hane_train::latest_checkpoint(dir).ok_or_else(|| {

@@ -15,6 +15,7 @@ pub mod game;
 pub mod perft;
 pub mod playout;
 pub mod point;
+pub mod range;
 pub mod rng;
 pub mod rules;
 pub mod score;

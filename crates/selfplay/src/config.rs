@@ -6,19 +6,9 @@
 //! visits), so a typo is an error naming the key instead of an abort or a hang. Fractions
 //! are in 0..=1, and NaN or infinity is never in range.
 
+use hane_engine::range::in_range;
 use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, MAX_VISITS};
 use serde::{Deserialize, Serialize};
-use std::fmt::Display;
-use std::ops::RangeInclusive;
-
-/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
-fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
-    if range.contains(&v) {
-        Ok(())
-    } else {
-        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
-    }
-}
 
 /// Everything a self-play run needs besides the evaluator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

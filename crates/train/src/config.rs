@@ -8,23 +8,13 @@
 //! naming the key instead of memory growing until the process is killed, and NaN or infinity
 //! is never in range.
 
+use hane_engine::range::in_range;
 use hane_engine::Rules;
 use hane_nn::{LossWeights, NetShape};
 use serde::{Deserialize, Serialize};
-use std::fmt::Display;
-use std::ops::RangeInclusive;
 
 /// The largest step count, warm-up, milestone or interval (a billion steps).
 pub const MAX_STEPS: u64 = 1_000_000_000;
-
-/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed range`.
-fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
-    if range.contains(&v) {
-        Ok(())
-    } else {
-        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
-    }
-}
 
 /// `Ok` when `0 < v <= max`.
 fn positive(key: &str, v: f64, max: f64) -> Result<(), String> {

@@ -1,0 +1,27 @@
+//! The range check every config and argument of the workspace uses, so that each refusal
+//! reads the same: the key, the value and the range allowed.
+
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
+/// `Ok` when `v` is in `range` (never for NaN), else `key = v: allowed start..=end`.
+pub fn in_range<T: PartialOrd + Display>(key: &str, v: T, range: RangeInclusive<T>) -> Result<(), String> {
+    if range.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: allowed {}..={}", range.start(), range.end()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_name_key_value_and_range_and_nan_is_never_in_range() {
+        assert_eq!(in_range("threads", 4, 1..=1024), Ok(()));
+        assert_eq!(in_range("threads", 0, 1..=1024).unwrap_err(), "threads = 0: allowed 1..=1024");
+        assert!(in_range("lr", f64::NAN, 0.0..=10.0).is_err());
+        assert!(in_range("lr", f64::INFINITY, 0.0..=f64::MAX).is_err());
+    }
+}

@@ -133,10 +133,14 @@ enum Source {
 }
 
 impl Source {
-    fn factory(&self, rules: hane_engine::Rules) -> Result<hane_selfplay::server::EvaluatorFactory, Failure> {
+    fn factory(
+        &self,
+        rules: hane_engine::Rules,
+        batch: usize,
+    ) -> Result<hane_selfplay::server::EvaluatorFactory, Failure> {
         match self {
             Source::Named(n) => selfplay_cmd::factory(n, 1),
-            Source::Model(p) => selfplay_cmd::model_factory(p, rules),
+            Source::Model(p) => selfplay_cmd::model_factory(p, rules, batch),
         }
     }
 
@@ -173,7 +177,7 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: us
             &cfg,
             games,
             &dir,
-            source.factory(rules)?,
+            source.factory(rules, batch)?,
             &source.name(),
             Arc::new(Progress::default()),
             Arc::new(AtomicBool::new(false)),
@@ -217,7 +221,7 @@ fn bare_evals(rules: hane_engine::Rules, source: &Source, batch: usize) -> Resul
             EvalRequest { state: g, legal }
         })
         .collect();
-    let mut ev = (source.factory(rules)?)();
+    let mut ev = (source.factory(rules, batch)?)();
     // A warm-up call (first calls allocate), then the median of five one-second rounds: a
     // single round moves with the machine's load.
     ev.evaluate(&batch_reqs);

@@ -39,9 +39,15 @@ pub struct Args {
     model: Option<PathBuf>,
 }
 
-/// An evaluator factory for a checkpoint; the net is loaded on the inference thread. A
-/// checkpoint that does not load, or belongs to other rules, is reported before any game.
-pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Result<EvaluatorFactory, Failure> {
+/// An evaluator factory for a checkpoint; the net is loaded on the inference thread and runs
+/// every forward pass on `batch` rows (the config's `batch_size`), so that the games do not
+/// depend on how the inference thread happened to batch them. A checkpoint that does not
+/// load, or belongs to other rules, is reported before any game.
+pub fn model_factory(
+    path: &std::path::Path,
+    rules: hane_engine::Rules,
+    batch: usize,
+) -> Result<EvaluatorFactory, Failure> {
     hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
         .map_err(|e| Failure::input(format!("--model {}: {e}", path.display())))?;
     let path = path.to_path_buf();
@@ -49,7 +55,8 @@ pub fn model_factory(path: &std::path::Path, rules: hane_engine::Rules) -> Resul
         Box::new(
             hane_nn::NetEvaluator::load(&path, &rules, "auto", 1)
                 .expect("checkpoint loaded a moment ago")
-                .with_random_symmetries(),
+                .with_random_symmetries()
+                .with_fixed_batch(batch),
         )
     }))
 }
@@ -117,7 +124,10 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         m => m.clone(),
     };
     let (fac, source) = match &model {
-        Some(m) => (model_factory(m, cfg.parsed_rules().map_err(Failure::input)?)?, m.display().to_string()),
+        Some(m) => (
+            model_factory(m, cfg.parsed_rules().map_err(Failure::input)?, cfg.batch_size)?,
+            m.display().to_string(),
+        ),
         None => (factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
     };
     if model.is_none() && a.evaluator == "uniform" {

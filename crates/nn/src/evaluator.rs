@@ -13,6 +13,12 @@
 //! orientation keeps that orientation's mistakes, where the mistakes of eight orientations
 //! mostly differ. Without it the net sees every position as it is.
 //!
+//! With [`NetEvaluator::with_fixed_batch`] every forward pass has the same number of rows,
+//! the batch padded with zeros: libtorch's CPU kernels round differently for different batch
+//! sizes (a position evaluated alone and in a batch of 64 gets results that differ in the
+//! last bits), while for one shape a position's result does not depend on its companions. So
+//! self-play, whose batch sizes vary with thread timing, gives the same games in every run.
+//!
 //! tch tensors are `Send` but not `Sync`, so an evaluator is owned by one inference thread;
 //! run several evaluators (each with its own network) for several threads. Each sets
 //! libtorch's thread count for its own thread ([`crate::init_threads`]).
@@ -37,6 +43,8 @@ pub struct NetEvaluator {
     symmetries: Option<Symmetries>,
     /// The symmetry of each position of the current batch.
     chosen: Vec<usize>,
+    /// The rows of every forward pass, when fixed.
+    fixed_batch: Option<usize>,
 }
 
 fn to_vec(t: &Tensor) -> Vec<f32> {
@@ -56,7 +64,21 @@ fn softmax_at(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> 
 impl NetEvaluator {
     /// Wraps a network (on any device).
     pub fn new(net: Network) -> NetEvaluator {
-        NetEvaluator { net, planes: Vec::new(), globals: Vec::new(), symmetries: None, chosen: Vec::new() }
+        NetEvaluator {
+            net,
+            planes: Vec::new(),
+            globals: Vec::new(),
+            symmetries: None,
+            chosen: Vec::new(),
+            fixed_batch: None,
+        }
+    }
+
+    /// The same evaluator running every forward pass on at least `rows` rows, the batch
+    /// padded with zeros (see the module docs): for self-play, with its batch size.
+    pub fn with_fixed_batch(mut self, rows: usize) -> NetEvaluator {
+        self.fixed_batch = Some(rows);
+        self
     }
 
     /// The same evaluator showing each position to the net in a symmetry of its own (see the
@@ -127,8 +149,11 @@ impl Evaluator<GameState> for NetEvaluator {
             self.globals.extend_from_slice(&g);
         }
         let n = batch.len();
+        let rows = self.fixed_batch.map_or(n, |f| f.max(n));
+        self.planes.resize(self.planes.len() / n * rows, 0);
+        self.globals.resize(self.globals.len() / n * rows, 0.0);
         let (policy, wdl, score) = tch::no_grad(|| {
-            let (planes, globals) = input_tensors(&cfg, &self.planes, &self.globals, n, self.net.device());
+            let (planes, globals) = input_tensors(&cfg, &self.planes, &self.globals, rows, self.net.device());
             let out = self.net.forward_t(&planes, &globals, false);
             (to_vec(&out.policy), to_vec(&out.wdl.softmax(1, Kind::Float)), to_vec(&out.score_mean))
         });
@@ -212,6 +237,30 @@ mod tests {
                 }
             }
             assert!(moved > 0, "{rules}: some positions get a symmetry other than the identity");
+        }
+    }
+
+    #[test]
+    fn with_a_fixed_batch_a_position_is_evaluated_the_same_alone_or_among_others() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let shape = NetShape { blocks: 2, channels: 32, ..NetShape::tiny() };
+        let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
+        let mut ev = NetEvaluator::new(net).with_fixed_batch(64);
+        let mut batch = Vec::new();
+        let mut g = GameState::new(rules);
+        for turn in 0..40 {
+            batch.push(request(g.clone()));
+            let legal = &batch[turn].legal;
+            if g.play(legal[(turn * 7 + 3) % legal.len()]).is_err() || g.is_over() {
+                break;
+            }
+        }
+        let together = ev.evaluate(&batch);
+        for (k, r) in batch.iter().enumerate().step_by(5) {
+            let alone = &ev.evaluate(std::slice::from_ref(r))[0];
+            assert_eq!(alone.wdl, together[k].wdl, "position {k}");
+            assert_eq!(alone.policy, together[k].policy, "position {k}");
+            assert_eq!(alone.score, together[k].score, "position {k}");
         }
     }
 

@@ -303,7 +303,7 @@ fn selfplay(
         sp.value_search_mix = 0.0;
         Arc::new(|| Box::new(UniformEvaluator))
     } else {
-        model_factory(&run_dir.join(player), *rules)?
+        model_factory(&run_dir.join(player), *rules, sp.batch_size)?
     };
     let out = run_dir.join("selfplay").join(gen_name(g));
     let s = play_with_bar(&sp, cfg.pipeline.games, &out, fac, player)?;

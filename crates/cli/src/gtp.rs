@@ -99,6 +99,8 @@ impl Brain {
     /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
     /// does not load or fit is an input error naming the file.
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Failure> {
+        hane_engine::range::in_range("--visits", visits, 1..=hane_mcts::MAX_VISITS)
+            .map_err(Failure::input)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
                 let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)

@@ -43,9 +43,6 @@ pub struct Args {
 /// Runs `hane play` on stdin/stdout.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules: Rules = a.rules.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
-    if a.visits == 0 {
-        return Err(Failure::input("--visits must be at least 1"));
-    }
     let human = match a.color.to_ascii_lowercase().as_str() {
         "b" | "black" => Color::Black,
         "w" | "white" => Color::White,

@@ -215,6 +215,8 @@ fn absurd_sizes_on_the_command_line_are_refused() {
         ([&k[..], &["--sweep-games", "4000000000"]].concat(), "--sweep-games"),
         ([&k[..], &["--sweep-visits", "4000000000"]].concat(), "--sweep-visits"),
         (vec!["solve", "--rules", "ttakji,size=3", "--table-bits", "60"], "--table-bits"),
+        (vec!["gtp", "--visits", "4000000000"], "--visits"),
+        (vec!["play", "--rules", "ttakji,size=5", "--visits", "0"], "--visits"),
     ];
     for (args, flag) in cases {
         refused(&hane(&args), &[flag], &args.join(" "));

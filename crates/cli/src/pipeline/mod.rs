@@ -162,7 +162,7 @@ fn generations(cfg: &ConfigFile, rules: Rules, run_dir: &Path, mut st: RunState)
             st.save(run_dir)?;
         }
         if st.generations[i].gate.is_none() {
-            let candidate = st.generations[i].train.as_ref().map(|t| t.candidate.clone()).unwrap_or_default();
+            let candidate = st.generations[i].candidate().unwrap_or_default().to_string();
             let komi = st.generations[i].selfplay.as_ref().and_then(|s| s.komi);
             st.generations[i].gate = Some(if cfg.pipeline.gate_games == 0 {
                 println!("== generation {g}: {candidate} accepted (ungated)");

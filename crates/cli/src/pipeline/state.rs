@@ -171,7 +171,7 @@ impl RunState {
         if best != BASELINE {
             return Some(best);
         }
-        self.generations.get(i)?.train.as_ref().map(|t| t.candidate.clone())
+        self.generations.get(i)?.candidate().map(str::to_string)
     }
 
     /// The Elo of the best player after each decided generation, relative to the baseline:

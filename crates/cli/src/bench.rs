@@ -1,15 +1,8 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
-use crate::selfplay_cmd;
 use crate::Failure;
-use hane_engine::playout::{random_light_action, random_playout};
-use hane_engine::rng::Rng;
-use hane_engine::{Game, GameState, Rules};
-use hane_mcts::EvalRequest;
-use hane_selfplay::{Progress, SelfplayConfig};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use hane_engine::Rules;
+use hane_pipeline::bench::{peak_rss_kib, playout_rates, selfplay_rates, Source};
 
 /// Arguments of `hane bench`.
 #[derive(clap::Args)]
@@ -84,12 +77,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
         What::Playouts { rules, size, seconds, rounds, seed } => playouts(rules, size, seconds, rounds, seed),
         What::Train { config, data, steps } => {
             let cfg = match config {
-                Some(p) => crate::config::load(&p)?.train,
+                Some(p) => hane_pipeline::config::load(&p)?.train,
                 None => hane_train::TrainConfig::default(),
             };
-            let report =
-                hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::train_cmd::print_progress)
-                    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+            let report = hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::progress::print_train)
+                .map_err(|e| Failure { code: 1, message: e.to_string() })?;
             println!("{report}");
             Ok(())
         }
@@ -124,34 +116,6 @@ fn default_rules(names: Vec<String>) -> Vec<String> {
     }
 }
 
-/// What evaluates positions in a self-play benchmark.
-enum Source {
-    /// `uniform` or `rollout`.
-    Named(String),
-    /// A checkpoint's net.
-    Model(std::path::PathBuf),
-}
-
-impl Source {
-    fn factory(
-        &self,
-        rules: hane_engine::Rules,
-        batch: usize,
-    ) -> Result<hane_selfplay::server::EvaluatorFactory, Failure> {
-        match self {
-            Source::Named(n) => selfplay_cmd::factory(n, 1),
-            Source::Model(p) => selfplay_cmd::model_factory(p, rules, batch),
-        }
-    }
-
-    fn name(&self) -> String {
-        match self {
-            Source::Named(n) => n.clone(),
-            Source::Model(p) => p.display().to_string(),
-        }
-    }
-}
-
 fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: usize) -> Result<(), Failure> {
     println!(
         "self-play: {games} games per run, {in_flight} in flight, 1 worker, batch {batch}, \
@@ -162,38 +126,15 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: us
         "rules", "positions/s", "games/hour", "evals/s", "bare evals/s", "ratio"
     );
     for (name, source) in runs {
-        let cfg = SelfplayConfig {
-            rules: name.clone(),
-            games_in_flight: in_flight,
-            batch_size: batch,
-            ..SelfplayConfig::default()
-        };
-        cfg.validate().map_err(|e| Failure::input(format!("--rules: {e}")))?;
-        let rules = cfg.parsed_rules().map_err(Failure::input)?;
-        let dir =
-            std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
-        let _ = std::fs::remove_dir_all(&dir);
-        let s = hane_selfplay::run(
-            &cfg,
-            games,
-            &dir,
-            source.factory(rules, batch)?,
-            &source.name(),
-            Arc::new(Progress::default()),
-            Arc::new(AtomicBool::new(false)),
-        )
-        .map_err(|e| Failure { code: 1, message: e })?;
-        let _ = std::fs::remove_dir_all(&dir);
-        let bare = bare_evals(rules, &source, batch)?;
-        let evals = s.evals as f64 / s.seconds;
+        let r = selfplay_rates(&name, &source, games, in_flight, batch)?;
         println!(
             "{:<22} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}  {}",
             name,
-            s.moves as f64 / s.seconds,
-            s.games as f64 / s.seconds * 3600.0,
-            evals,
-            bare,
-            evals / bare,
+            r.positions,
+            r.games_per_hour,
+            r.evals,
+            r.bare_evals,
+            r.evals / r.bare_evals,
             source.name()
         );
     }
@@ -201,60 +142,6 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: us
         println!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);
     }
     Ok(())
-}
-
-/// Evaluations per second of the evaluator alone on full batches of self-play-like positions
-/// (the median of five one-second rounds after a warm-up call).
-fn bare_evals(rules: hane_engine::Rules, source: &Source, batch: usize) -> Result<f64, Failure> {
-    let mut rng = Rng::new(5);
-    let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
-        .map(|i| {
-            let mut g = GameState::new(rules);
-            for _ in 0..(i % 40) {
-                if g.is_over() {
-                    break;
-                }
-                g.play_unchecked(random_light_action(&g, &mut rng));
-            }
-            let mut legal = Vec::new();
-            g.legal_actions(&mut legal);
-            EvalRequest { state: g, legal }
-        })
-        .collect();
-    let mut ev = (source.factory(rules, batch)?)();
-    // A warm-up call (first calls allocate), then the median of five one-second rounds: a
-    // single round moves with the machine's load.
-    ev.evaluate(&batch_reqs);
-    let mut rounds: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            let mut n = 0u64;
-            while t.elapsed() < Duration::from_secs(1) {
-                n += ev.evaluate(&batch_reqs).len() as u64;
-            }
-            n as f64 / t.elapsed().as_secs_f64()
-        })
-        .collect();
-    rounds.sort_by(f64::total_cmp);
-    Ok(rounds[2])
-}
-
-/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/stat`, utime + stime in
-/// clock ticks of 1/100 s), so a benchmark on a busy machine still measures one core's work.
-fn thread_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // Fields after the command name (which ends with ')'): state is field 3, utime 14, stime 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
-/// The process's peak resident set size (Linux `VmHWM`).
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64) -> Result<(), Failure> {
@@ -274,41 +161,10 @@ fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64
     for name in names {
         let rules: Rules =
             format!("{name},size={size}").parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
-        let start = GameState::new(rules);
-        let mut g = start.clone();
-        let mut rng = Rng::new(seed);
-        let budget = Duration::from_secs_f64(seconds);
-        let (mut games, mut turns) = (0u64, 0u64);
-        let mut rates = Vec::with_capacity(rounds);
-        for _ in 0..rounds {
-            let cpu0 = thread_cpu_seconds();
-            let t = Instant::now();
-            let mut n = 0u64;
-            while t.elapsed() < budget {
-                for _ in 0..16 {
-                    g.clone_from(&start);
-                    turns += u64::from(random_playout(&mut g, &mut rng));
-                    n += 1;
-                }
-            }
-            // CPU time where the system reports it (it has a 10 ms tick), wall time otherwise.
-            let secs = thread_cpu_seconds()
-                .zip(cpu0)
-                .map(|(b, a)| b - a)
-                .filter(|&c| c > 0.0)
-                .unwrap_or_else(|| t.elapsed().as_secs_f64());
-            rates.push(n as f64 / secs);
-            games += n;
-        }
-        rates.sort_by(f64::total_cmp);
+        let r = playout_rates(rules, seconds, rounds, seed);
         println!(
             "{:<14} {:>10} {:>10.0} {:>10.0} {:>10.0} {:>10.1}",
-            name,
-            games,
-            rates[rates.len() - 1],
-            rates[rates.len() / 2],
-            rates[0],
-            turns as f64 / games as f64
+            name, r.playouts, r.best, r.median, r.worst, r.mean_turns
         );
     }
     Ok(())

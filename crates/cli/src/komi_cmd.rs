@@ -1,41 +1,20 @@
 //! `hane komi`: the fair komi of a rule set and board size, estimated the way KataGo did for
-//! 9x9 (`hane_eval::komi`): deep searches from the empty board read Black's expected lead,
-//! komi is shifted by it and then bisected for the komi where Black's win rate crosses 50%
-//! (smoothed over neighbouring komi values under area scoring). Beside it, an empirical
-//! check: the net plays itself at a sweep of komi values around the estimate, and a logistic
-//! fit of Black's win rate against komi gives the crossing with a 95% interval.
-//!
-//! The report also carries the evaluations at every komi of the domain within
-//! [`curve_span`] points of the crossing (`curve`, drawn in `komi.png`): the bisection alone
-//! leaves gaps where the win rate falls. The sweep's games are independent samples
-//! ([`hane_eval::logistic`]'s module docs): openings sampled by the players' own searches,
-//! a seed per game, and a game repeated move for move counted once in the fit.
-//!
-//! With `--evaluator solver` (tiny boards) the exact solution is the evaluator, so the
-//! estimate is the exact fair komi. Writes `komi.json` and `komi.png` into `--out`.
+//! 9x9, with a self-play sweep beside it (see [`hane_pipeline::komi`]). With `--evaluator
+//! solver` (tiny boards) the exact solution is the evaluator, so the estimate is the exact fair
+//! komi. Writes `komi.json` and `komi.png` into `--out`.
 //!
 //! Ctrl-C or SIGTERM abandons the estimate before its next evaluation (the sweep before its
 //! next game, the solver at its next progress report) and exits with code 130, writing
 //! nothing.
 
-use crate::players::{net, BoxedEvaluator};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_data::shard::write_atomic;
 use hane_engine::range::in_range;
-use hane_engine::{Komi, Rules};
-use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
-use hane_eval::logistic::{
-    count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
-};
-use hane_eval::search_komi::SearchKomi;
-use hane_eval::solver::{solve, SolveOptions};
-use hane_mcts::{RolloutEvaluator, MAX_VISITS};
-use hane_plot::{Chart, Series, Style};
-use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use hane_mcts::MAX_VISITS;
+use hane_pipeline::komi::{komi_report, summary_line, write_report, KomiSettings, Method};
+use hane_pipeline::Error;
+use std::path::PathBuf;
 
 /// Arguments of `hane komi`.
 #[derive(clap::Args)]
@@ -65,267 +44,6 @@ pub struct Args {
     seed: u64,
 }
 
-/// How the empty board is evaluated.
-pub enum Method {
-    /// Searches with a net.
-    Net(PathBuf),
-    /// Searches with random playouts.
-    Rollout,
-    /// The exact solution.
-    Solver,
-}
-
-impl Method {
-    fn name(&self) -> String {
-        match self {
-            Method::Net(p) => format!("search with the net {}", p.display()),
-            Method::Rollout => "search with random playouts".into(),
-            Method::Solver => "exact solution (alpha-beta)".into(),
-        }
-    }
-
-    fn evaluator(&self, rules: &Rules, seed: u64) -> Result<BoxedEvaluator, Failure> {
-        match self {
-            Method::Net(p) => net(p, rules),
-            _ => Ok(Box::new(RolloutEvaluator::new(seed))),
-        }
-    }
-}
-
-/// The empirical sweep: Black's results at each komi, and the fit.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Sweep {
-    /// The distinct games per komi (each move sequence once) and their results: what the
-    /// fit counts as independent samples.
-    pub samples: Vec<KomiSample>,
-    /// Every game played per komi, repeats included (empty in reports of older versions,
-    /// whose `samples` counted every game).
-    #[serde(default)]
-    pub played: Vec<KomiSample>,
-    /// Turns at the start of each game chosen with root noise and temperature sampling.
-    #[serde(default)]
-    pub opening_turns: u32,
-    /// Visits per move.
-    pub visits: u32,
-    /// The logistic fit, when the data allow one.
-    pub fit: Option<LogisticFit>,
-    /// Why there is no fit.
-    pub fit_error: Option<String>,
-}
-
-/// What `hane komi` reports.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KomiReport {
-    /// The rules (their komi is where the search started).
-    pub rules: String,
-    /// How the empty board was evaluated.
-    pub method: String,
-    /// Visits per search (0 for the solver).
-    pub visits: u32,
-    /// KataGo's estimate from the searches.
-    pub estimate: KomiEstimate,
-    /// Black's win rate at every komi of the domain within [`curve_span`] points of the
-    /// crossing that the estimate could reach, in increasing komi (empty in reports of
-    /// older versions).
-    #[serde(default)]
-    pub curve: Vec<KomiPoint>,
-    /// The empirical check, if run.
-    pub sweep: Option<Sweep>,
-    /// Wall-clock seconds used.
-    pub seconds: f64,
-}
-
-/// What an interrupted estimate leaves.
-const ABANDONED: &str = "the estimate was abandoned";
-
-/// Runs the estimate and the sweep, printing progress on stderr; a stop request abandons it
-/// ([`stop::interrupted`]) before its next evaluation or sweep game.
-pub fn komi_report(
-    rules: &Rules,
-    method: &Method,
-    visits: u32,
-    sweep_games: u32,
-    sweep_visits: u32,
-    seed: u64,
-) -> Result<KomiReport, Failure> {
-    let clock = Instant::now();
-    let search = KomiSearch::for_rules(rules);
-    let fail = |e: &dyn std::fmt::Display| Failure { code: 1, message: e.to_string() };
-    let mut ev: Box<dyn Evaluator> = match method {
-        Method::Solver => {
-            if rules.size > 5 {
-                return Err(Failure::input("--evaluator solver: boards up to 5x5"));
-            }
-            let options =
-                SolveOptions { table_bits: 22, stop: Some(stop::static_flag()), ..SolveOptions::default() };
-            let solution = solve(rules, &options, &mut |_| {});
-            stop::check(ABANDONED)?;
-            Box::new(solution.map_err(|e| fail(&e))?)
-        }
-        _ => Box::new(SearchKomi {
-            rules: *rules,
-            evaluator: method.evaluator(rules, seed)?,
-            visits,
-            batch: 8,
-            seed,
-            calls: 0,
-        }),
-    };
-    // Every evaluation is printed as it is made, the estimate's and the curve's. After a stop
-    // request each answers at once, and what they add up to is thrown away below.
-    let mut traced = |k: Komi| {
-        if stop::requested() {
-            return Eval { lead: 0.0, win: 0.5 };
-        }
-        let e = ev.eval(k);
-        eprintln!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead);
-        e
-    };
-    let estimate = estimate(&search, &mut traced);
-    stop::check(ABANDONED)?;
-    let estimate = estimate.map_err(|e| fail(&e))?;
-    eprintln!(
-        "estimate: Black's win rate crosses 50% at komi {:.2} (fair in the domain: {})",
-        estimate.crossing, estimate.fair
-    );
-    let span = curve_span(rules);
-    eprintln!(
-        "curve: every komi from {:.2} to {:.2} within reach (the estimate's {} evaluations reused)",
-        estimate.crossing - span,
-        estimate.crossing + span,
-        estimate.evaluations.len()
-    );
-    let curve = curve(&search, &estimate, span, &mut traced);
-    stop::check(ABANDONED)?;
-    let line: Vec<String> = curve.iter().map(|p| format!("{} {:.3}", p.komi, p.eval.win)).collect();
-    eprintln!("curve (komi, Black's win rate): {}", line.join(", "));
-    let sweep = if sweep_games == 0 || matches!(method, Method::Solver) {
-        None
-    } else {
-        Some(sweep_komi(rules, method, estimate.fair, sweep_games, sweep_visits, seed)?)
-    };
-    Ok(KomiReport {
-        rules: rules.to_string(),
-        method: method.name(),
-        visits: if matches!(method, Method::Solver) { 0 } else { visits },
-        estimate,
-        curve,
-        sweep,
-        seconds: clock.elapsed().as_secs_f64(),
-    })
-}
-
-/// Five komi values around `center`, 2 points apart (snapped into the domain).
-fn sweep_values(rules: &Rules, center: f64) -> Vec<Komi> {
-    let domain = hane_eval::KomiDomain::of(rules);
-    let mut v: Vec<Komi> = (-2..=2).map(|d| domain.nearest(center + 2.0 * f64::from(d))).collect();
-    v.dedup();
-    v
-}
-
-/// The sweep: at each komi of [`sweep_values`], `games` games of the method's search
-/// against itself (one evaluator per komi, built with a seed of its own), each an independent
-/// sample ([`self_play_game`], [`game_seed`]); the fit counts each distinct game once.
-fn sweep_komi(
-    rules: &Rules,
-    method: &Method,
-    center: f64,
-    games: u32,
-    visits: u32,
-    seed: u64,
-) -> Result<Sweep, Failure> {
-    let settings = SweepGames::for_board(usize::from(rules.size), games, visits, seed);
-    let mut samples = Vec::new();
-    let mut played = Vec::new();
-    for k in sweep_values(rules, center) {
-        let mut r = *rules;
-        r.komi = k;
-        let mut ev = method.evaluator(&r, game_seed(seed, k, u32::MAX))?;
-        let mut results = Vec::new();
-        for i in 0..settings.games {
-            stop::check(ABANDONED)?;
-            results.push(self_play_game(&r, &mut ev, visits, settings.opening_turns, game_seed(seed, k, i)));
-        }
-        let (all, distinct) = count_games(k.as_f64(), &results);
-        eprintln!(
-            "sweep: komi {:>6}: Black scored {}/{} ({} distinct games, scoring {})",
-            k.as_f64(),
-            all.wins,
-            all.games,
-            distinct.games,
-            distinct.wins
-        );
-        samples.push(distinct);
-        played.push(all);
-    }
-    let (fit, fit_error) = match fit(&samples) {
-        Ok(f) => (Some(f), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    Ok(Sweep { samples, played, opening_turns: settings.opening_turns, visits, fit, fit_error })
-}
-
-/// A line summarising a report.
-pub fn summary_line(r: &KomiReport) -> String {
-    let mut s = format!("fair komi {} (crossing {:.2}; {})", r.estimate.fair, r.estimate.crossing, r.method);
-    if let Some(sw) = &r.sweep {
-        match &sw.fit {
-            Some(f) => s.push_str(&format!(
-                "; self-play sweep: 50% at {:.2} [{:.2}, {:.2}] (95%)",
-                f.crossing, f.low, f.high
-            )),
-            None => {
-                s.push_str(&format!("; self-play sweep: no fit ({})", sw.fit_error.as_deref().unwrap_or("?")))
-            }
-        }
-    }
-    s
-}
-
-/// The chart of Black's win rate against komi: the searches' readings at every komi of the
-/// curve (the estimate's own evaluations for reports without one), the sweep's distinct
-/// games with 95% intervals (normal approximation, clipped to [0, 1]) and the logistic fit.
-pub fn chart(r: &KomiReport) -> Chart {
-    let source = if r.curve.is_empty() { &r.estimate.evaluations } else { &r.curve };
-    let mut points: Vec<(f64, f64)> = source.iter().map(|p| (p.komi, p.eval.win)).collect();
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut c = Chart::new(format!("Black's win rate against komi: {}", r.rules), "komi", "Black's win rate")
-        .with_series(Series::new("from the empty board", points, Style::LineAndMarkers))
-        .with_hline(0.5)
-        .with_y_range(0.0, 1.0);
-    if let Some(sw) = &r.sweep {
-        let rate = |s: &KomiSample| s.wins / s.games.max(1.0);
-        let pts = sw.samples.iter().map(|s| (s.komi, rate(s))).collect();
-        let errs = sw
-            .samples
-            .iter()
-            .map(|s| {
-                let p = rate(s);
-                let half = Z95 * (p * (1.0 - p) / s.games.max(1.0)).sqrt();
-                ((p - half).max(0.0), (p + half).min(1.0))
-            })
-            .collect();
-        c = c.with_series(Series::markers("self-play (distinct)", pts).with_errors(errs));
-        if let Some(f) = &sw.fit {
-            let lo = sw.samples.iter().map(|s| s.komi).fold(f64::INFINITY, f64::min);
-            let hi = sw.samples.iter().map(|s| s.komi).fold(f64::NEG_INFINITY, f64::max);
-            let curve =
-                (0..=50).map(|i| lo + (hi - lo) * f64::from(i) / 50.0).map(|k| (k, f.win_rate(k))).collect();
-            c = c.with_series(Series::line("logistic fit", curve));
-        }
-    }
-    c
-}
-
-/// Writes `komi.json` and `komi.png` into `dir`.
-pub fn write_report(r: &KomiReport, dir: &Path) -> Result<(), Failure> {
-    let io = |e: &dyn std::fmt::Display| Failure { code: 1, message: format!("{}: {e}", dir.display()) };
-    std::fs::create_dir_all(dir).map_err(|e| io(&e))?;
-    let text = serde_json::to_string_pretty(r).map_err(anyhow::Error::from)?;
-    write_atomic(&dir.join("komi.json"), text.as_bytes()).map_err(|e| io(&e))?;
-    chart(r).write_png(&dir.join("komi.png")).map_err(|e| io(&e))
-}
-
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
     let method = match (&a.model, a.evaluator.as_deref()) {
@@ -343,38 +61,20 @@ pub fn run(a: Args) -> Result<(), Failure> {
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
     let second = if matches!(method, Method::Net(_)) { Second::Wait } else { Second::Exit };
     stop::install("before the next evaluation", second)?;
-    let report = komi_report(&rules, &method, a.visits, a.sweep_games, a.sweep_visits, a.seed)?;
+    let settings = KomiSettings {
+        visits: a.visits,
+        sweep_games: a.sweep_games,
+        sweep_visits: a.sweep_visits,
+        seed: a.seed,
+    };
+    let report = komi_report(&rules, &method, settings, &stop::stop(), &mut |l| eprintln!("{l}")).map_err(
+        |e| match e {
+            Error::Interrupted => stop::interrupted("the estimate was abandoned"),
+            e => Failure::from(e),
+        },
+    )?;
     write_report(&report, &a.out)?;
     println!("{}: {}", rules, summary_line(&report));
     println!("report: {}", a.out.join("komi.json").display());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reports_of_older_versions_still_load_and_chart() {
-        // A report written before the curve and the distinct counts existed (as kept in a
-        // run's state.json): it loads, and its chart draws the estimate's evaluations.
-        let old = r#"{"rules": "ttakji,size=3", "method": "m", "visits": 8,
-            "estimate": {"crossing": 9.0, "fair": 9.0, "black_side": 8.0, "white_side": 10.0,
-                "evaluations": [{"komi": 8.0, "eval": {"lead": 1.0, "win": 1.0}},
-                                {"komi": 10.0, "eval": {"lead": -1.0, "win": 0.0}}]},
-            "sweep": {"samples": [{"komi": 8.0, "wins": 3.0, "games": 4.0}], "visits": 4,
-                "fit": null, "fit_error": "x"},
-            "seconds": 1.0}"#;
-        let r: KomiReport = serde_json::from_str(old).unwrap();
-        assert!(r.curve.is_empty());
-        let sw = r.sweep.as_ref().unwrap();
-        assert!(sw.played.is_empty() && sw.opening_turns == 0);
-        let dir = std::env::temp_dir().join(format!("hane-komi-old-{}", std::process::id()));
-        write_report(&r, &dir).unwrap();
-        assert!(dir.join("komi.png").exists());
-        let back: KomiReport =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("komi.json")).unwrap()).unwrap();
-        assert_eq!(back.estimate, r.estimate);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

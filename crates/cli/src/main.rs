@@ -5,15 +5,13 @@
 //! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`).
 
 mod bench;
-mod config;
 mod gtp;
 mod komi_cmd;
+mod loop_cmd;
 mod match_cmd;
-mod notation;
 mod perft_cmd;
-mod pipeline;
 mod play;
-mod players;
+mod progress;
 mod replay;
 mod rules_args;
 mod selfplay_cmd;
@@ -47,7 +45,7 @@ enum Command {
     /// Play against hane in the terminal (any rule set).
     Play(play::Args),
     /// Run generations of self-play, training and gating, with Elo and komi (resumable).
-    Loop(pipeline::Args),
+    Loop(loop_cmd::Args),
     /// A match between two players (nets, GNU Go, GTP engines), with Elo.
     Match(match_cmd::Args),
     /// Estimate the fair komi of a rule set (KataGo's method, plus a self-play sweep).
@@ -80,6 +78,30 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+impl From<hane_pipeline::Error> for Failure {
+    /// Exit code 2 for bad input, 130 for a stop at a safe point (a rerun continues), else 1;
+    /// the message is the error with its whole chain of causes.
+    fn from(e: hane_pipeline::Error) -> Failure {
+        use hane_pipeline::Error;
+        match e {
+            Error::Interrupted => stop::interrupted(stop::RERUN),
+            Error::Input(_) => Failure::input(causes(&e)),
+            _ => Failure { code: 1, message: causes(&e) },
+        }
+    }
+}
+
+/// `e` and each of its sources, joined by ": ".
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -89,7 +111,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train_cmd::run(a),
         Command::Gtp(a) => gtp::run(a),
         Command::Play(a) => play::run(a),
-        Command::Loop(a) => pipeline::run(a),
+        Command::Loop(a) => loop_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),
         Command::Komi(a) => komi_cmd::run(a),
         Command::Solve(a) => solve_cmd::run(a),

@@ -5,15 +5,16 @@
 //! report. Ctrl-C or SIGTERM abandons the game in flight before its next move and exits with
 //! code 130, writing no report.
 
-use crate::players::player;
 use crate::rules_args::RulesArgs;
-use crate::stop::{self, game_failure, Second, Stoppable};
+use crate::stop::{self, Second};
 use crate::Failure;
 use hane_data::shard::write_atomic;
 use hane_engine::range::in_range;
 use hane_eval::arena::{run_match, tally, MatchSettings};
 use hane_eval::elo::Wdl;
 use hane_mcts::MAX_VISITS;
+use hane_pipeline::players::player;
+use hane_pipeline::Stoppable;
 use std::path::PathBuf;
 
 /// Arguments of `hane match`.
@@ -56,7 +57,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32))?;
     let settings = MatchSettings { games: a.games, opening_turns: a.opening_turns, seed: a.seed };
     let mut w = Wdl::default();
-    let (pa, pb) = (&mut Stoppable(pa.as_mut()), &mut Stoppable(pb.as_mut()));
+    let stop = stop::stop();
+    let pa = &mut Stoppable { player: pa.as_mut(), stop: &stop };
+    let pb = &mut Stoppable { player: pb.as_mut(), stop: &stop };
     let report = run_match(&rules, pa, pb, &settings, &mut |i, g| {
         tally(&mut w, i, g);
         eprintln!(
@@ -73,7 +76,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             w.losses
         );
     })
-    .map_err(|e| game_failure(e, "the match was not finished, and no report was written"))?;
+    .map_err(|e| match stop.game_error(e) {
+        hane_pipeline::Error::Interrupted => {
+            stop::interrupted("the match was not finished, and no report was written")
+        }
+        e => Failure::from(e),
+    })?;
     print!("{}", report.table());
     if let Some(path) = &a.json {
         let text = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?;

@@ -11,11 +11,11 @@
 //! decision, evaluated by the net of `--model` (a checkpoint for these rules) or by random
 //! rollouts.
 
-use crate::gtp::Brain;
-use crate::notation::{play_turn, turn_name};
 use crate::Failure;
 use hane_engine::rules::Variant;
 use hane_engine::{Color, Game, GameState, Outcome, Rules, Score};
+use hane_pipeline::gtp::Brain;
+use hane_pipeline::notation::{play_turn, turn_name};
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 

@@ -1,10 +1,10 @@
 //! `hane replay`: play a move list (or an SGF file) and print the resulting position as JSON.
 
-use crate::notation::{legal_turns, play_turn};
 use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Game, GameState};
+use hane_pipeline::notation::{legal_turns, play_turn};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.

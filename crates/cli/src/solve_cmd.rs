@@ -46,7 +46,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         table_bits: a.table_bits,
         progress_every: 1 << 22,
         node_limit: a.node_limit.unwrap_or(u64::MAX),
-        stop: Some(stop::static_flag()),
+        stop: Some(stop::stop().flag()),
     };
     stop::install("at the next progress line", Second::Exit)?;
     eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");

@@ -1,13 +1,13 @@
 //! One path for SIGINT (Ctrl-C) and SIGTERM in the long commands (`selfplay`, `train`, `loop`,
 //! `match`, `komi`, `solve`): the signal handler only sets a process-wide flag, the work
-//! polls it at safe points, and the command returns [`interrupted`], so the process leaves
-//! through `main` with exit code 130 (as a shell reports a job killed by SIGINT, so `a && b`
-//! stops after `a`).
+//! polls it at safe points ([`hane_pipeline::Stop`]), and the command returns
+//! [`interrupted`], so the process leaves through `main` with exit code 130 (as a shell
+//! reports a job killed by SIGINT, so `a && b` stops after `a`).
 //!
 //! The safe points: self-play's workers before each batch of leaves (games in flight are
 //! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
-//! of the last finished step); match games before each move ([`Stoppable`]); the komi
-//! estimate before each evaluation; the solver at its progress reports. Files are only
+//! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]);
+//! the komi estimate before each evaluation; the solver at its progress reports. Files are only
 //! ever written whole (a temporary name, then a rename), so stopping at any of these points
 //! leaves the last finished game, step or evaluation on disk and nothing partial, and a
 //! rerun of a resumable command continues from there.
@@ -22,9 +22,7 @@
 //! under way; SIGKILL remains for the impatient, with the same guarantees.
 
 use crate::Failure;
-use hane_engine::{Action, GameState, Rules};
-use hane_eval::gtp::GtpError;
-use hane_eval::referee::Player;
+use hane_pipeline::Stop;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock};
 
@@ -65,62 +63,13 @@ pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
 
-/// The flag itself, for the libraries that poll it on their own threads.
-pub fn flag() -> Arc<AtomicBool> {
-    REQUESTED.clone()
-}
-
-/// The flag for the solver's options, which are `Copy`.
-pub fn static_flag() -> &'static AtomicBool {
-    &REQUESTED
+/// The stop the signal handler requests, for the libraries' work.
+pub fn stop() -> Stop {
+    Stop::new(REQUESTED.clone())
 }
 
 /// The failure of a command that stopped at a safe point: exit code 130, with what to do
 /// next (`hint`, e.g. "rerun the same command to continue").
 pub fn interrupted(hint: &str) -> Failure {
     Failure { code: 130, message: format!("interrupted: {hint}") }
-}
-
-/// [`interrupted`] (with `hint`) once a stop was requested.
-pub fn check(hint: &str) -> Result<(), Failure> {
-    if requested() {
-        Err(interrupted(hint))
-    } else {
-        Ok(())
-    }
-}
-
-/// A player that refuses to move once a stop is requested, ending its game with an error
-/// before the next search (see [`game_failure`]).
-pub struct Stoppable<'a>(pub &'a mut dyn Player);
-
-impl Player for Stoppable<'_> {
-    fn name(&self) -> String {
-        self.0.name()
-    }
-
-    fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError> {
-        self.0.new_game(rules)
-    }
-
-    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
-        if requested() {
-            return Err(GtpError("stopped".into()));
-        }
-        self.0.choose(g)
-    }
-
-    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError> {
-        self.0.observe(before, turn)
-    }
-}
-
-/// The failure of a game that ended with `e`: [`interrupted`] when a stop was requested (the
-/// game was abandoned, see [`Stoppable`]), else `e` with exit code 1.
-pub fn game_failure(e: GtpError, hint: &str) -> Failure {
-    if requested() {
-        interrupted(hint)
-    } else {
-        Failure { code: 1, message: e.to_string() }
-    }
 }

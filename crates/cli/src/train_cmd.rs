@@ -2,10 +2,11 @@
 //! Ctrl-C or SIGTERM ends the run after the step in flight with a checkpoint of it and exit
 //! code 130; killed or stopped, the same command resumes from the last checkpoint.
 
-use crate::config;
+use crate::progress::print_train;
 use crate::stop::{self, Second, RERUN};
 use crate::Failure;
-use hane_train::{train, Progress};
+use hane_pipeline::config;
+use hane_train::train;
 use std::path::PathBuf;
 
 /// Arguments of `hane train`.
@@ -22,38 +23,10 @@ pub struct Args {
     out: PathBuf,
 }
 
-/// Prints one trainer event as a line.
-pub fn print_progress(p: &Progress) {
-    match p {
-        Progress::Started { step, resumed_from, parameters, device } => match resumed_from {
-            Some(c) => println!(
-                "train: resuming at step {step} from {} ({parameters} weights, {device})",
-                c.display()
-            ),
-            None => println!("train: starting at step {step} ({parameters} weights, {device})"),
-        },
-        Progress::Window(w) => println!("train: data window {w:?}"),
-        Progress::Logged(l) => {
-            let m: Vec<String> = l.metrics.iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
-            println!(
-                "step {:>7}  lr {:.2e}  {:>7.1} samples/s  {}",
-                l.step,
-                l.lr,
-                l.samples_per_sec,
-                m.join("  ")
-            );
-        }
-        Progress::Checkpoint { step, path } => {
-            println!("train: checkpoint at step {step}: {}", path.display())
-        }
-        Progress::Warning(w) => eprintln!("train: warning: {w}"),
-    }
-}
-
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
     stop::install("after the training step in flight", Second::Wait)?;
-    let s = train(&cfg, &a.data, &a.out, Some(stop::flag()), &mut print_progress)
+    let s = train(&cfg, &a.data, &a.out, Some(stop::stop().flag()), &mut print_train)
         .map_err(|e| Failure { code: 1, message: e.to_string() })?;
     println!(
         "trained steps {}..{} ({} samples) in {:.1}s; checkpoint {}",

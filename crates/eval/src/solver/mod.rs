@@ -56,12 +56,13 @@ use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rule
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 pub use reference::minimax;
 
 /// Solver settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SolveOptions {
     /// The transposition table holds `2^table_bits` entries (about 100 bytes each); 0 turns
     /// the table off.
@@ -72,7 +73,7 @@ pub struct SolveOptions {
     pub node_limit: u64,
     /// Give up at the next progress report once this is set (from another thread, e.g. a
     /// signal handler), as at the node limit: [`SolveError::Unfinished`].
-    pub stop: Option<&'static AtomicBool>,
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for SolveOptions {

@@ -38,6 +38,7 @@ use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Plies added to the depth limit when a search ends undecided at the horizon.
@@ -76,7 +77,7 @@ pub(super) struct Search<'a> {
     every: u64,
     node_limit: u64,
     /// [`SolveOptions::stop`], polled at each progress report.
-    stop: Option<&'static AtomicBool>,
+    stop: Option<Arc<AtomicBool>>,
     /// The stop flag was seen set: the search gives up as at the node limit.
     stopped: bool,
     progress: &'a mut dyn FnMut(Progress),
@@ -122,7 +123,7 @@ impl<'a> Search<'a> {
             stats: Progress::default(),
             every: options.progress_every.max(1),
             node_limit: options.node_limit,
-            stop: options.stop,
+            stop: options.stop.clone(),
             stopped: false,
             progress,
             clock,
@@ -228,7 +229,7 @@ impl<'a> Search<'a> {
         if self.stats.nodes % self.every == 0 {
             self.stats.seconds = self.clock.elapsed().as_secs_f64();
             (self.progress)(self.stats);
-            self.stopped |= self.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+            self.stopped |= self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
         }
     }
 

@@ -5,13 +5,15 @@
 //! - `gnugo` or `gnugo:LEVEL`: GNU Go over GTP (Go rule sets only), told the scoring;
 //! - `gtp:COMMAND`: any GTP engine started with COMMAND (for example `hane gtp ...`).
 
-use crate::Failure;
+use crate::Error;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{GameState, Rules};
 use hane_eval::gtp::{gnugo_program, GtpEngine};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
+use hane_selfplay::server::EvaluatorFactory;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A boxed evaluator for hane's search: the net of a checkpoint, or a stand-in.
 pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
@@ -19,15 +21,15 @@ pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 /// Loads the net of a checkpoint for `rules` on the best device, reporting a bad file as
 /// input error. Its searches evaluate a few positions at a time, which one libtorch thread
 /// serves best (more spend their time waking each other).
-pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
+pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
     let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 1)
         .map(hane_nn::NetEvaluator::with_random_symmetries)
-        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
     Ok(Box::new(ev))
 }
 
 /// The player named by `spec` (see the module docs), searching with `visits` visits.
-pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<dyn Player>, Failure> {
+pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<dyn Player>, Error> {
     let search = |evaluator: BoxedEvaluator, label: String| -> Box<dyn Player> {
         Box::new(SearchPlayer { evaluator, visits, seed, label })
     };
@@ -38,7 +40,7 @@ pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<d
         "uniform" => Ok(search(Box::new(UniformEvaluator), format!("uniform/{visits}"))),
         "gnugo" | "gtp" => {
             if rules.variant != Variant::Go {
-                return Err(Failure::input(format!("{spec}: GTP engines play only the Go rule sets")));
+                return Err(Error::Input(format!("{spec}: GTP engines play only the Go rule sets")));
             }
             let command = if kind == "gtp" {
                 arg.to_string()
@@ -47,7 +49,7 @@ pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<d
                     1
                 } else {
                     arg.parse().ok().filter(|l| *l <= 10).ok_or_else(|| {
-                        Failure::input(format!("{spec}: GNU Go's level is a number from 0 to 10"))
+                        Error::Input(format!("{spec}: GNU Go's level is a number from 0 to 10"))
                     })?
                 };
                 let scoring = match rules.scoring {
@@ -56,11 +58,39 @@ pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<d
                 };
                 format!("{} --mode gtp --level {level} {scoring}", gnugo_program())
             };
-            let engine = GtpEngine::spawn(&command).map_err(|e| Failure::input(e.to_string()))?;
+            let engine = GtpEngine::spawn(&command).map_err(|e| Error::Input(e.to_string()))?;
             Ok(Box::new(GtpPlayer { engine }))
         }
-        _ => Err(Failure::input(format!(
+        _ => Err(Error::Input(format!(
             "player {spec:?}: allowed: model:PATH, rollout, uniform, gnugo[:LEVEL], gtp:COMMAND"
         ))),
+    }
+}
+
+/// An evaluator factory for self-play with the net of a checkpoint; the net is loaded on the
+/// inference thread and runs every forward pass on `batch` rows (the config's `batch_size`),
+/// so that the games do not depend on how the inference thread happened to batch them. A
+/// checkpoint that does not load, or belongs to other rules, is refused before any game.
+pub fn model_factory(path: &Path, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
+    hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let path = path.to_path_buf();
+    Ok(Arc::new(move || {
+        Box::new(
+            hane_nn::NetEvaluator::load(&path, &rules, "auto", 1)
+                .expect("checkpoint loaded a moment ago")
+                .with_random_symmetries()
+                .with_fixed_batch(batch),
+        )
+    }))
+}
+
+/// A self-play evaluator factory without a net, named on the command line: `uniform` or
+/// `rollout` (random playouts seeded with `seed`).
+pub fn named_factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Error> {
+    match name {
+        "uniform" => Ok(Arc::new(|| Box::new(UniformEvaluator))),
+        "rollout" => Ok(Arc::new(move || Box::new(RolloutEvaluator::new(seed)))),
+        _ => Err(Error::Input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
     }
 }

@@ -4,9 +4,7 @@
 //! latest estimate).
 
 use super::state::RunState;
-use crate::komi_cmd;
-use crate::Failure;
-use hane_data::shard::write_atomic;
+use crate::{komi, write_json, Error};
 use hane_eval::elo::Rating;
 use hane_plot::{Chart, Series};
 use serde::Serialize;
@@ -57,19 +55,18 @@ fn rows(st: &RunState) -> Vec<Row<'_>> {
         .collect()
 }
 
-fn failure(path: &Path, e: impl std::fmt::Display) -> Failure {
-    Failure { code: 1, message: format!("{}: {e}", path.display()) }
+/// Writes `chart` as the PNG file `name` in `dir`.
+fn write_png(chart: &Chart, dir: &Path, name: &str) -> Result<(), Error> {
+    let path = dir.join(name);
+    chart.write_png(&path).map_err(|e| Error::io(&path, e))
 }
 
 /// Writes `summary.json` and the plots.
-pub fn write(st: &RunState, dir: &Path) -> Result<(), Failure> {
+pub fn write(st: &RunState, dir: &Path) -> Result<(), Error> {
     let summary =
         Summary { rules: &st.rules, best: st.best_after(st.generations.len()), generations: rows(st) };
-    let path = dir.join("summary.json");
-    let text = serde_json::to_string_pretty(&summary).map_err(anyhow::Error::from)?;
-    write_atomic(&path, text.as_bytes()).map_err(|e| failure(&path, e))?;
-    let chart = elo_chart(st);
-    chart.write_png(&dir.join("elo.png")).map_err(|e| failure(dir, e))?;
+    write_json(&dir.join("summary.json"), &summary)?;
+    write_png(&elo_chart(st), dir, "elo.png")?;
     let mut losses = Chart::new(
         format!("Training losses: {}", st.rules),
         "training step",
@@ -88,9 +85,9 @@ pub fn write(st: &RunState, dir: &Path) -> Result<(), Failure> {
             hane_plot::Style::LineAndMarkers,
         ));
     }
-    losses.write_png(&dir.join("losses.png")).map_err(|e| failure(dir, e))?;
+    write_png(&losses, dir, "losses.png")?;
     if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
-        komi_cmd::chart(k).write_png(&dir.join("komi.png")).map_err(|e| failure(dir, e))?;
+        write_png(&komi::chart(k), dir, "komi.png")?;
     }
     Ok(())
 }
@@ -238,7 +235,7 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
         ));
     }
     if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
-        s.push_str(&format!("komi estimate: {}\n", komi_cmd::summary_line(k)));
+        s.push_str(&format!("komi estimate: {}\n", komi::summary_line(k)));
     }
     s.push_str(&format!(
         "summary: {}; plots: elo.png, losses.png, komi.png",

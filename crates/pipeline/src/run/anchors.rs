@@ -7,8 +7,9 @@
 
 use super::matches::{play_parallel, PlayerPair};
 use super::state::BASELINE;
+use super::Ctx;
 use crate::players::{net, player};
-use crate::Failure;
+use crate::Error;
 use hane_engine::rules::Variant;
 use hane_engine::Rules;
 use hane_eval::arena::{relative_elo, MatchSettings};
@@ -120,23 +121,22 @@ pub fn elo_of(results: Wdl) -> Option<Rating> {
     relative_elo(anchor)
 }
 
-/// Plays (or resumes, from `games_file`) the match of `best` against `anchor`.
-pub fn play(
+/// Plays (or resumes, from `games_file`) the match of the run's net `best` against `anchor`.
+pub(super) fn play(
+    cx: &Ctx,
     s: &AnchorSettings,
-    rules: &Rules,
-    run_dir: &Path,
-    best: &str,
-    anchor: &Anchor,
+    (best, anchor): (&str, &Anchor),
     games_file: &Path,
     on_game: &mut dyn FnMut(u32, &Wdl),
-) -> Result<AnchorMatch, Failure> {
-    let rules = s.rules(rules);
+) -> Result<AnchorMatch, Error> {
+    let (run_dir, stop) = (cx.dir, cx.stop);
+    let rules = s.rules(&cx.rules);
     let spec = match anchor {
         Anchor::Baseline => "uniform".to_string(),
         Anchor::FirstNet(file) => format!("model:{}", run_dir.join(file).display()),
         Anchor::GnuGo(_) => anchor.name(),
     };
-    let players = || -> Result<PlayerPair, Failure> {
+    let players = || -> Result<PlayerPair, Error> {
         let me = SearchPlayer {
             evaluator: net(&run_dir.join(best), &rules)?,
             visits: s.visits,
@@ -146,7 +146,7 @@ pub fn play(
         Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1)?))
     };
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
-    let w = play_parallel(&rules, &players, &settings, games_file, s.threads, on_game)?;
+    let w = play_parallel(&rules, &players, &settings, games_file, s.threads, stop, on_game)?;
     Ok(AnchorMatch {
         anchor: anchor.name(),
         net: best.to_string(),

@@ -2,9 +2,8 @@
 //! every phase) so that a rerun continues where the run stopped.
 
 use super::anchors::AnchorMatch;
-use crate::komi_cmd::KomiReport;
-use crate::Failure;
-use hane_data::shard::write_atomic;
+use crate::komi::KomiReport;
+use crate::{write_json, Error};
 use hane_eval::elo::{self, Pairing, Rating, Wdl};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -124,17 +123,16 @@ pub struct GateDone {
 
 impl RunState {
     /// Reads `state.json` from a run folder, or starts a new state.
-    pub fn load(dir: &Path, rules: &str) -> Result<RunState, Failure> {
+    pub fn load(dir: &Path, rules: &str) -> Result<RunState, Error> {
         let path = dir.join("state.json");
         if !path.exists() {
             return Ok(RunState { rules: rules.into(), generations: Vec::new() });
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let s: RunState = serde_json::from_str(&text)
-            .map_err(|e| Failure::input(format!("{} is damaged: {e}", path.display())))?;
+            .map_err(|e| Error::Input(format!("{} is damaged: {e}", path.display())))?;
         if s.rules != rules {
-            return Err(Failure::input(format!(
+            return Err(Error::Input(format!(
                 "{} holds a run of {}, but the config plays {rules}: use another --out",
                 dir.display(),
                 s.rules
@@ -144,10 +142,8 @@ impl RunState {
     }
 
     /// Writes `state.json` atomically.
-    pub fn save(&self, dir: &Path) -> Result<(), Failure> {
-        let text = serde_json::to_string_pretty(self).map_err(anyhow::Error::from)?;
-        write_atomic(&dir.join("state.json"), text.as_bytes())
-            .map_err(|e| Failure { code: 1, message: e.to_string() })
+    pub fn save(&self, dir: &Path) -> Result<(), Error> {
+        write_json(&dir.join("state.json"), self)
     }
 
     /// The best player after the first `n` generations: the last accepted candidate.

@@ -5,9 +5,7 @@
 //! abandons the games in flight before their next move ([`Stoppable`]); finished games stay
 //! saved.
 
-use crate::stop::{game_failure, Stoppable, RERUN};
-use crate::Failure;
-use hane_data::shard::write_atomic;
+use crate::{write_json, Error, Stop, Stoppable};
 use hane_engine::Rules;
 use hane_eval::arena::{play_match_game, tally, MatchSettings};
 use hane_eval::elo::Wdl;
@@ -20,20 +18,22 @@ use std::sync::mpsc::channel;
 /// Plays the match of `a` against `b` from the games already in `file`, while `more` says so
 /// for `a`'s results so far, saving every game; returns `a`'s results. `on_game` hears the
 /// number of games and the results after each new one.
+#[allow(clippy::too_many_arguments)]
 pub fn play_resumable(
     rules: &Rules,
     a: &mut dyn Player,
     b: &mut dyn Player,
     settings: &MatchSettings,
     file: &Path,
+    stop: &Stop,
     more: &mut dyn FnMut(Wdl) -> bool,
     on_game: &mut dyn FnMut(u32, &Wdl),
-) -> Result<Wdl, Failure> {
+) -> Result<Wdl, Error> {
     let (mut games, mut w) = load(file)?;
     while more(w) {
         let i = games.len() as u32;
-        let r = play_match_game(rules, &mut Stoppable(a), &mut Stoppable(b), settings, i)
-            .map_err(|e| game_failure(e, RERUN))?;
+        let (a, b) = (&mut Stoppable { player: &mut *a, stop }, &mut Stoppable { player: &mut *b, stop });
+        let r = play_match_game(rules, a, b, settings, i).map_err(|e| stop.game_error(e))?;
         tally(&mut w, i, &r);
         games.push(r);
         save(file, &games)?;
@@ -50,16 +50,17 @@ pub type PlayerPair = (Box<dyn Player>, Box<dyn Player>);
 /// resumes after the longest finished prefix; returns the first player's results.
 pub fn play_parallel(
     rules: &Rules,
-    players: &(dyn Fn() -> Result<PlayerPair, Failure> + Sync),
+    players: &(dyn Fn() -> Result<PlayerPair, Error> + Sync),
     settings: &MatchSettings,
     file: &Path,
     threads: usize,
+    stop: &Stop,
     on_game: &mut dyn FnMut(u32, &Wdl),
-) -> Result<Wdl, Failure> {
+) -> Result<Wdl, Error> {
     let (mut games, mut w) = load(file)?;
     let next = AtomicU32::new(games.len() as u32);
     let left = settings.games.saturating_sub(games.len() as u32) as usize;
-    let (tx, rx) = channel::<Result<(u32, GameResult), Failure>>();
+    let (tx, rx) = channel::<Result<(u32, GameResult), Error>>();
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, left.max(1)) {
             let tx = tx.clone();
@@ -74,10 +75,11 @@ pub fn play_parallel(
                     if i >= settings.games {
                         return;
                     }
-                    let (a, b) = (&mut Stoppable(a.as_mut()), &mut Stoppable(b.as_mut()));
+                    let a = &mut Stoppable { player: a.as_mut(), stop };
+                    let b = &mut Stoppable { player: b.as_mut(), stop };
                     let r = play_match_game(rules, a, b, settings, i)
                         .map(|r| (i, r))
-                        .map_err(|e| game_failure(e, RERUN));
+                        .map_err(|e| stop.game_error(e));
                     let failed = r.is_err();
                     if tx.send(r).is_err() || failed {
                         return;
@@ -110,10 +112,10 @@ pub fn play_parallel(
 }
 
 /// The games saved in `file` (none when it does not exist) and the first player's results.
-fn load(file: &Path) -> Result<(Vec<GameResult>, Wdl), Failure> {
+fn load(file: &Path) -> Result<(Vec<GameResult>, Wdl), Error> {
     let games: Vec<GameResult> = match std::fs::read_to_string(file) {
         Ok(t) => serde_json::from_str(&t)
-            .map_err(|e| Failure::input(format!("{} is damaged: {e}", file.display())))?,
+            .map_err(|e| Error::Input(format!("{} is damaged: {e}", file.display())))?,
         Err(_) => Vec::new(),
     };
     let mut w = Wdl::default();
@@ -123,10 +125,8 @@ fn load(file: &Path) -> Result<(Vec<GameResult>, Wdl), Failure> {
     Ok((games, w))
 }
 
-fn save(file: &Path, games: &[GameResult]) -> Result<(), Failure> {
-    let text = serde_json::to_string_pretty(games).map_err(anyhow::Error::from)?;
-    write_atomic(file, text.as_bytes())
-        .map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })
+fn save(file: &Path, games: &[GameResult]) -> Result<(), Error> {
+    write_json(file, &games)
 }
 
 #[cfg(test)]
@@ -134,7 +134,7 @@ mod tests {
     use super::*;
     use crate::players::player;
 
-    fn pair(rules: &Rules) -> Result<PlayerPair, Failure> {
+    fn pair(rules: &Rules) -> Result<PlayerPair, Error> {
         Ok((player("uniform", rules, 4, 1)?, player("rollout", rules, 4, 2)?))
     }
 
@@ -147,7 +147,10 @@ mod tests {
         let settings = MatchSettings { games: 5, opening_turns: 1, seed: 3 };
         let mut seen = Vec::new();
         let w =
-            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &mut |n, _| seen.push(n)).unwrap();
+            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &Stop::default(), &mut |n, _| {
+                seen.push(n)
+            })
+            .unwrap();
         assert_eq!(seen, vec![1, 2, 3, 4, 5], "progress in game order");
         assert_eq!(w.games(), 5);
         let (games, again) = load(&file).unwrap();
@@ -158,18 +161,23 @@ mod tests {
             assert_eq!(first_black, i % 2 == 0, "game {i}: {}", g.black);
         }
         let mut more = 0;
-        let w2 = play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &mut |_, _| more += 1).unwrap();
+        let w2 =
+            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &Stop::default(), &mut |_, _| {
+                more += 1
+            })
+            .unwrap();
         assert_eq!((w2, more), (w, 0), "a finished match plays nothing more");
         let e = play_parallel(
             &rules,
-            &|| Err(Failure::input("no players")),
+            &|| Err(Error::Input("no players".into())),
             &MatchSettings { games: 6, ..settings },
             &file,
             2,
+            &Stop::default(),
             &mut |_, _| (),
         )
         .unwrap_err();
-        assert!(e.message.contains("no players"), "{}", e.message);
+        assert!(e.to_string().contains("no players"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

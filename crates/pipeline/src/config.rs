@@ -7,7 +7,7 @@
 //! machine would use, and NaN or infinity is never in range. A file is read with a size cap
 //! ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero` fails at once.
 
-use crate::Failure;
+use crate::Error;
 use hane_engine::range::in_range;
 use hane_mcts::MAX_VISITS;
 use hane_selfplay::SelfplayConfig;
@@ -100,7 +100,7 @@ impl Default for LoopConfig {
 impl LoopConfig {
     /// Checks every value against the range in its doc comment; the message names the key,
     /// the value and the range.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         in_range("generations", self.generations, 1..=100_000)?;
         in_range("games", self.games, 1..=hane_selfplay::MAX_GAMES)?;
         in_range("gate_games", self.gate_games, 0..=MAX_MATCH_GAMES)?;
@@ -124,10 +124,10 @@ impl LoopConfig {
     }
 }
 
-/// The text of a config file, refused (exit code 2) when it cannot be read, is not UTF-8 or
+/// The text of a config file, refused ([`Error::Input`]) when it cannot be read, is not UTF-8 or
 /// is larger than [`MAX_CONFIG_BYTES`]; no more than that is ever read.
-pub fn read_text(path: &Path) -> Result<String, Failure> {
-    let refuse = |e: &dyn Display| Failure::input(format!("cannot read config {}: {e}", path.display()));
+pub fn read_text(path: &Path) -> Result<String, Error> {
+    let refuse = |e: &dyn Display| Error::Input(format!("cannot read config {}: {e}", path.display()));
     let file = std::fs::File::open(path).map_err(|e| refuse(&e))?;
     let mut text = String::new();
     file.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text).map_err(|e| refuse(&e))?;
@@ -138,17 +138,19 @@ pub fn read_text(path: &Path) -> Result<String, Failure> {
 }
 
 /// Reads and validates a config file.
-pub fn load(path: &Path) -> Result<ConfigFile, Failure> {
+pub fn load(path: &Path) -> Result<ConfigFile, Error> {
     let text = read_text(path)?;
-    parse(&text).map_err(|e| Failure::input(format!("config {}: {e}", path.display())))
+    parse(&text).map_err(|e| Error::Input(format!("config {}: {e}", path.display())))
 }
 
-/// Parses and validates config text.
-pub fn parse(text: &str) -> Result<ConfigFile, String> {
-    let cfg: ConfigFile = toml::from_str(text).map_err(|e| e.to_string())?;
-    cfg.selfplay.validate().map_err(|e| format!("[selfplay] {e}"))?;
-    cfg.train.validate().map_err(|e| format!("[train] {e}"))?;
-    cfg.pipeline.validate().map_err(|e| format!("[loop] {e}"))?;
+/// Parses and validates config text; the [`Error::Input`] names the table, the key and what
+/// is allowed.
+pub fn parse(text: &str) -> Result<ConfigFile, Error> {
+    let cfg: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
+    let table = |t: &'static str| move |e: String| Error::Input(format!("[{t}] {e}"));
+    cfg.selfplay.validate().map_err(table("selfplay"))?;
+    cfg.train.validate().map_err(table("train"))?;
+    cfg.pipeline.validate().map_err(table("loop"))?;
     Ok(cfg)
 }
 
@@ -211,26 +213,30 @@ mod tests {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "toml") {
-                load(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
+                load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 n += 1;
             }
         }
         assert!(n >= 4);
     }
 
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
     #[test]
     fn bad_keys_and_values_are_named() {
-        let e = parse("[selfplay]\nvisits = 3\n").unwrap_err();
+        let e = err("[selfplay]\nvisits = 3\n");
         assert!(e.contains("visits") && e.contains("full_visits"), "{e}");
-        let e = parse("[selfplay]\nrules = \"loose,size=8\"\n").unwrap_err();
+        let e = err("[selfplay]\nrules = \"loose,size=8\"\n");
         assert!(e.contains("rules") && e.contains("odd"), "{e}");
-        let e = parse("[selfplay]\nthreads = -1\n").unwrap_err();
+        let e = err("[selfplay]\nthreads = -1\n");
         assert!(e.contains("threads"), "{e}");
-        let e = parse("[sefplay]\n").unwrap_err();
+        let e = err("[sefplay]\n");
         assert!(e.contains("sefplay"), "{e}");
-        let e = parse("[loop]\ngate_threshold = 1.5\n").unwrap_err();
+        let e = err("[loop]\ngate_threshold = 1.5\n");
         assert!(e.contains("[loop]") && e.contains("gate_threshold"), "{e}");
-        let e = parse("[loop]\ngenerashuns = 2\n").unwrap_err();
+        let e = err("[loop]\ngenerashuns = 2\n");
         assert!(e.contains("generashuns") && e.contains("gate_games"), "{e}");
     }
 }

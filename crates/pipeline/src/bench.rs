@@ -1,0 +1,201 @@
+//! The measurements of `hane bench`: random playouts per CPU-second, and self-play throughput
+//! against the bare batched throughput of its evaluator. They return numbers; the caller
+//! prints them (speed targets live in benchmarks, never in tests).
+
+use crate::players::{model_factory, named_factory};
+use crate::Error;
+use hane_engine::playout::{random_light_action, random_playout};
+use hane_engine::rng::Rng;
+use hane_engine::{Game, GameState, Rules};
+use hane_mcts::EvalRequest;
+use hane_selfplay::server::EvaluatorFactory;
+use hane_selfplay::{Progress, SelfplayConfig};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Light playouts per CPU-second of one thread, over several rounds.
+#[derive(Clone, Debug)]
+pub struct PlayoutRates {
+    /// Playouts played in all rounds.
+    pub playouts: u64,
+    /// The best, median and worst round's playouts per second.
+    pub best: f64,
+    /// See `best`.
+    pub median: f64,
+    /// See `best`.
+    pub worst: f64,
+    /// Mean turns per playout.
+    pub mean_turns: f64,
+}
+
+/// Uniformly random light playouts of `rules` from the empty board on this thread, `rounds`
+/// rounds of `seconds` each: a shared machine's speed moves from second to second, so the
+/// best, median and worst round are all reported.
+pub fn playout_rates(rules: Rules, seconds: f64, rounds: usize, seed: u64) -> PlayoutRates {
+    let start = GameState::new(rules);
+    let mut g = start.clone();
+    let mut rng = Rng::new(seed);
+    let budget = Duration::from_secs_f64(seconds);
+    let (mut games, mut turns) = (0u64, 0u64);
+    let mut rates = Vec::with_capacity(rounds);
+    for _ in 0..rounds.max(1) {
+        let cpu0 = thread_cpu_seconds();
+        let t = Instant::now();
+        let mut n = 0u64;
+        while t.elapsed() < budget {
+            for _ in 0..16 {
+                g.clone_from(&start);
+                turns += u64::from(random_playout(&mut g, &mut rng));
+                n += 1;
+            }
+        }
+        // CPU time where the system reports it (it has a 10 ms tick), wall time otherwise.
+        let secs = thread_cpu_seconds()
+            .zip(cpu0)
+            .map(|(b, a)| b - a)
+            .filter(|&c| c > 0.0)
+            .unwrap_or_else(|| t.elapsed().as_secs_f64());
+        rates.push(n as f64 / secs);
+        games += n;
+    }
+    rates.sort_by(f64::total_cmp);
+    PlayoutRates {
+        playouts: games,
+        best: rates[rates.len() - 1],
+        median: rates[rates.len() / 2],
+        worst: rates[0],
+        mean_turns: turns as f64 / games as f64,
+    }
+}
+
+/// What evaluates positions in a self-play benchmark.
+pub enum Source {
+    /// `uniform` or `rollout`.
+    Named(String),
+    /// A checkpoint's net.
+    Model(PathBuf),
+}
+
+impl Source {
+    fn factory(&self, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
+        match self {
+            Source::Named(n) => named_factory(n, 1),
+            Source::Model(p) => model_factory(p, rules, batch),
+        }
+    }
+
+    /// How reports name it.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Named(n) => n.clone(),
+            Source::Model(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Self-play throughput with one worker thread.
+#[derive(Clone, Debug)]
+pub struct SelfplayRates {
+    /// Positions (moves) per second.
+    pub positions: f64,
+    /// Games per hour.
+    pub games_per_hour: f64,
+    /// Evaluations per second in self-play.
+    pub evals: f64,
+    /// Evaluations per second of the evaluator alone on full batches.
+    pub bare_evals: f64,
+}
+
+/// Plays `games` games of `rules` (a rule string) with `source`, `in_flight` at once and
+/// batches of `batch`, in a temporary folder, and measures the evaluator alone beside it.
+pub fn selfplay_rates(
+    rules: &str,
+    source: &Source,
+    games: u64,
+    in_flight: usize,
+    batch: usize,
+) -> Result<SelfplayRates, Error> {
+    let cfg = SelfplayConfig {
+        rules: rules.to_string(),
+        games_in_flight: in_flight,
+        batch_size: batch,
+        ..SelfplayConfig::default()
+    };
+    cfg.validate().map_err(|e| Error::Input(format!("--rules: {e}")))?;
+    let rules = cfg.parsed_rules().map_err(Error::Input)?;
+    let dir = std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
+    let _ = std::fs::remove_dir_all(&dir);
+    let s = hane_selfplay::run(
+        &cfg,
+        games,
+        &dir,
+        source.factory(rules, batch)?,
+        &source.name(),
+        Arc::new(Progress::default()),
+        Arc::new(AtomicBool::new(false)),
+    )
+    .map_err(Error::Selfplay)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(SelfplayRates {
+        positions: s.moves as f64 / s.seconds,
+        games_per_hour: s.games as f64 / s.seconds * 3600.0,
+        evals: s.evals as f64 / s.seconds,
+        bare_evals: bare_evals(rules, source, batch)?,
+    })
+}
+
+/// Evaluations per second of the evaluator alone on full batches of self-play-like positions
+/// (the median of five one-second rounds after a warm-up call).
+fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error> {
+    let mut rng = Rng::new(5);
+    let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
+        .map(|i| {
+            let mut g = GameState::new(rules);
+            for _ in 0..(i % 40) {
+                if g.is_over() {
+                    break;
+                }
+                g.play_unchecked(random_light_action(&g, &mut rng));
+            }
+            let mut legal = Vec::new();
+            g.legal_actions(&mut legal);
+            EvalRequest { state: g, legal }
+        })
+        .collect();
+    let mut ev = (source.factory(rules, batch)?)();
+    // A warm-up call (first calls allocate), then the median of five one-second rounds: a
+    // single round moves with the machine's load.
+    ev.evaluate(&batch_reqs);
+    let mut rounds: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            let mut n = 0u64;
+            while t.elapsed() < Duration::from_secs(1) {
+                n += ev.evaluate(&batch_reqs).len() as u64;
+            }
+            n as f64 / t.elapsed().as_secs_f64()
+        })
+        .collect();
+    rounds.sort_by(f64::total_cmp);
+    Ok(rounds[2])
+}
+
+/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/stat`, utime + stime in
+/// clock ticks of 1/100 s), so a benchmark on a busy machine still measures one core's work.
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name (which ends with ')'): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The process's peak resident set size in KiB (Linux `VmHWM`).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

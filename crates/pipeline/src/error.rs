@@ -1,0 +1,85 @@
+//! The errors of the pipeline's work, each saying what kind of failure it is, so the binary can
+//! choose its exit code and print the whole chain of causes.
+
+use hane_data::shard::ShardError;
+use hane_eval::gtp::GtpError;
+use hane_train::TrainError;
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Why a run, an estimate or a match stopped.
+#[derive(Debug)]
+pub enum Error {
+    /// Bad input, to be fixed by the user: a config, a rule string, an argument, a checkpoint
+    /// that does not load, a run folder of another config.
+    Input(String),
+    /// A file or folder could not be read or written.
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Stopped on request at a safe point; nothing partial was written.
+    Interrupted,
+    /// Self-play failed.
+    Selfplay(String),
+    /// Training failed.
+    Train(TrainError),
+    /// A game of a match failed: an engine died or answered nonsense.
+    Game(GtpError),
+    /// The komi estimate found no answer, for example because a weak net's win rate never
+    /// crossed 50%.
+    Komi(String),
+}
+
+impl Error {
+    /// An [`Error::Io`] for `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
+        Error::Io { path: path.to_path_buf(), source }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Input(m) | Error::Selfplay(m) | Error::Komi(m) => f.write_str(m),
+            Error::Io { path, .. } => write!(f, "{}", path.display()),
+            Error::Interrupted => f.write_str("interrupted"),
+            Error::Train(_) => f.write_str("training failed"),
+            Error::Game(_) => f.write_str("a game failed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Train(e) => Some(e),
+            Error::Game(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<TrainError> for Error {
+    fn from(e: TrainError) -> Error {
+        Error::Train(e)
+    }
+}
+
+/// Writes `bytes` to `path` under a temporary name, then renames it.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    hane_data::shard::write_atomic(path, bytes).map_err(|e| match e {
+        ShardError::Io(path, source) => Error::Io { path, source },
+        other => Error::io(path, std::io::Error::other(other.to_string())),
+    })
+}
+
+/// Writes `value` as pretty JSON to `path` under a temporary name, then renames it.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::io(path, std::io::Error::other(e)))?;
+    write_file(path, text.as_bytes())
+}

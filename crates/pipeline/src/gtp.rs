@@ -1,0 +1,582 @@
+//! The engine of `hane gtp`: GTP version 2 for GUIs (Sabaki, GoGui) and match runners.
+//!
+//! Standard commands for the Go rule sets, plus private `hane-*` commands: `hane-rules RULES`
+//! chooses any rule set (Loose and Sligo included), `hane-play COLOR TURN` plays a turn in
+//! hane's notation (Sligo `E5>F6+D4`), `hane-genmove COLOR` answers in that notation, and
+//! `hane-score` prints the "if the game ended now" score.
+//!
+//! Every command line gets exactly one response, whatever bytes arrive: input is preprocessed
+//! as the spec says (control characters dropped, comments and empty lines ignored), a line
+//! that is not UTF-8 gets a `?` response with its id, a wrong number of arguments is a syntax
+//! error, and the engine exits only on `quit` or at the end of its input. A command that
+//! fails leaves the engine's state exactly as it was. Playing one colour twice implies a pass
+//! of the other that does not end the game; after the game has ended `genmove` answers
+//! `pass` for both colours. Handicaps follow the spec's limits: `fixed_handicap` 2 to 9 stones
+//! where the board has the standard points, free handicaps 2 stones up to all points but one.
+//! `komi` during a game keeps its moves.
+//!
+//! The search evaluates positions with random rollouts, or with a net from `--model
+//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays one rule set and board
+//! size, the one of `--rules` (checked when it is loaded: a bad or foreign checkpoint is an
+//! [`Error::Input`] naming the file); a `boardsize`,
+//! `hane-rules` or `loadsgf` that would change the game gets an error response saying which
+//! rules the net plays, and the engine keeps its state. Komi (an input of the net) and the
+//! turn cap may change freely.
+
+use crate::notation::{play_turn, turn_name};
+use crate::Error;
+use hane_engine::rules::{Komi, Variant};
+use hane_engine::score::dead_stones;
+use hane_engine::sgf::SgfGame;
+use hane_engine::{Action, Color, Game, GameState, Geometry, Point, Rules};
+use hane_mcts::{Evaluator, RolloutEvaluator, Search, SearchConfig};
+use std::borrow::Cow;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+const COMMANDS: &[&str] = &[
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "final_score",
+    "final_status_list",
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
+    "time_settings",
+    "time_left",
+    "loadsgf",
+    "kgs-genmove_cleanup",
+    "hane-rules",
+    "hane-play",
+    "hane-genmove",
+    "hane-score",
+];
+
+/// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
+/// shared by `hane gtp` and `hane play`.
+pub struct Brain {
+    evaluator: Box<dyn Evaluator<GameState>>,
+    /// The rule set of the loaded net, if any: the only game it can evaluate.
+    net: Option<Rules>,
+    visits: u32,
+    seed: u64,
+}
+
+impl Brain {
+    /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
+    /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
+    /// does not load or fit is an input error naming the file.
+    pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
+        hane_engine::range::in_range("--visits", visits, 1..=hane_mcts::MAX_VISITS).map_err(Error::Input)?;
+        let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
+            Some(path) => {
+                let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
+                    .map_err(|e| Error::Input(format!("--model {}: {e}", path.display())))?
+                    .with_random_symmetries();
+                (Box::new(ev), Some(rules))
+            }
+            None => (Box::new(RolloutEvaluator::new(seed)), None),
+        };
+        Ok(Brain { evaluator, net, visits, seed })
+    }
+
+    /// An error message unless this brain can play games under `rules` (always, without a
+    /// net; with a net, the same game as the net's, komi and turn cap aside).
+    pub fn check_rules(&self, rules: &Rules) -> Result<(), String> {
+        match self.net {
+            Some(net) if !hane_nn::same_game(&net, rules) => Err(format!(
+                "the loaded net plays only {net} (komi and the turn cap may change), not {rules}"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Searches and plays on `game` one whole turn of the side to move (two decisions for a
+    /// Sligo turn), returning its actions; nothing when the game is over. With `cleanup`
+    /// (Go), it does not pass while the opponent still has dead stones on the board.
+    pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, String> {
+        let c = game.to_move();
+        let mut next = game.clone();
+        let cfg = SearchConfig::for_board(next.geo().size());
+        let mut actions = Vec::new();
+        while !next.is_over() && (actions.is_empty() || next.to_move() == c) {
+            let mut search = Search::new(next.clone(), cfg, self.seed ^ u64::from(next.turns()));
+            search.run(&mut self.evaluator, self.visits, 8);
+            let mut a = search.select_action(0.0);
+            // Cleanup phase: do not pass while the opponent still has stones that are dead.
+            if cleanup && a == Action::Pass && next.rules().variant == Variant::Go {
+                let b = next.board();
+                let dead = dead_stones(&next, b);
+                let opp_dead = next.geo().points().any(|p| dead.contains(p) && b.color(p) == Some(c.opp()));
+                if opp_dead {
+                    if let Some(best) = search
+                        .root_children()
+                        .into_iter()
+                        .filter(|s| s.action != Action::Pass)
+                        .max_by_key(|s| s.visits)
+                    {
+                        a = best.action;
+                    }
+                }
+            }
+            actions.push(a);
+            next.play(a).map_err(|e| e.to_string())?;
+        }
+        *game = next;
+        Ok(actions)
+    }
+}
+
+/// The engine state between commands. Every command either succeeds or fails leaving this
+/// exactly as it was: a command works out the new state first and stores it last.
+pub struct Engine {
+    rules: Rules,
+    game: GameState,
+    /// The game before each move made by `play` or `genmove`, for `undo`.
+    history: Vec<GameState>,
+    brain: Brain,
+}
+
+/// Outcome of one command: a response, or a request to quit after responding.
+pub enum Reply {
+    /// `= ...`
+    Ok(String),
+    /// `? ...`
+    Err(String),
+    /// `=` and exit.
+    Quit,
+}
+
+/// `args` as an array when there are exactly `N` of them, else a syntax error.
+fn exactly<'a, const N: usize>(args: &[&'a str]) -> Result<[&'a str; N], String> {
+    args.try_into().map_err(|_| format!("syntax error: expected {N} argument(s), got {}", args.len()))
+}
+
+/// A GTP colour: `b`, `w`, `black` or `white`, in any case.
+fn color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(Color::Black),
+        "w" | "white" => Ok(Color::White),
+        _ => Err("syntax error: expected a color".into()),
+    }
+}
+
+/// A time in seconds for `time_settings`/`time_left`: a non-negative number (GTP sends
+/// integers; fractions are accepted too).
+fn seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .ok_or_else(|| format!("syntax error: {s:?} is not a time in seconds"))
+}
+
+/// A stone count for `time_settings`/`time_left`: a non-negative integer.
+fn stone_count(s: &str) -> Result<u32, String> {
+    s.parse().map_err(|_| format!("syntax error: {s:?} is not a number of stones"))
+}
+
+/// Makes `c` the side to move in `game`: a controller may play one colour twice, implying a
+/// pass of the other in between, which does not count towards the end of the game (see
+/// [`GameState::pass_implied`]).
+fn turn_to(game: &mut GameState, c: Color) -> Result<(), String> {
+    if game.to_move() == c {
+        return Ok(());
+    }
+    game.pass_implied().map_err(|e| e.to_string())
+}
+
+/// The largest fixed handicap GTP defines on a `size` board (spec section 4.1.1): none
+/// below 7x7, 4 stones on 7x7 and on even sizes, 9 on odd sizes from 9x9.
+fn max_fixed_handicap(size: usize) -> usize {
+    match size {
+        0..=6 => 0,
+        7 => 4,
+        s if s % 2 == 0 => 4,
+        _ => 9,
+    }
+}
+
+/// The vertices of GTP's fixed handicap of `n` stones (on the third line below 13x13, on the
+/// fourth from 13x13), if the spec defines one for this board.
+fn fixed_handicap(geo: Geometry, n: usize) -> Option<Vec<Point>> {
+    let size = geo.size();
+    if !(2..=max_fixed_handicap(size)).contains(&n) {
+        return None;
+    }
+    let e = if size >= 13 { 3 } else { 2 };
+    let (lo, mid, hi) = (e, size / 2, size - 1 - e);
+    let at = |x: usize, y: usize| geo.point(x, y);
+    let corners = [at(hi, lo), at(lo, hi), at(hi, hi), at(lo, lo)];
+    let mut pts: Vec<Point> = corners[..n.min(4)].to_vec();
+    let sides = [at(lo, mid), at(hi, mid), at(mid, lo), at(mid, hi)];
+    match n {
+        5 | 7 | 9 => {
+            pts.extend(&sides[..n - 5]);
+            pts.push(at(mid, mid));
+        }
+        6 | 8 => pts.extend(&sides[..n - 4]),
+        _ => {}
+    }
+    Some(pts)
+}
+
+/// The vertices hane chooses for a free handicap of `n` stones, if `n` is within GTP's limits
+/// (at least 2, and at least one point left empty): the fixed handicap points as far as the
+/// board has them, then the points nearest the centre.
+fn free_handicap(geo: Geometry, n: usize) -> Option<Vec<Point>> {
+    if !(2..geo.area()).contains(&n) {
+        return None;
+    }
+    let mut pts = fixed_handicap(geo, n.min(max_fixed_handicap(geo.size()))).unwrap_or_default();
+    // Twice the distance to the centre, squared: integers on every board size.
+    let off_centre = |p: Point| {
+        let (x, y) = geo.xy(p);
+        let (dx, dy) = ((2 * x).abs_diff(geo.size() - 1), (2 * y).abs_diff(geo.size() - 1));
+        dx * dx + dy * dy
+    };
+    let mut rest: Vec<Point> = geo.points().filter(|p| !pts.contains(p)).collect();
+    rest.sort_by_key(|&p| off_centre(p));
+    pts.extend(rest.into_iter().take(n - pts.len()));
+    Some(pts)
+}
+
+impl Engine {
+    /// A new engine playing `rules` with `brain`.
+    pub fn new(rules: Rules, brain: Brain) -> Engine {
+        Engine { rules, game: GameState::new(rules), history: Vec::new(), brain }
+    }
+
+    /// Switches to `rules` (valid ones; a new game) unless the brain's net cannot play them.
+    fn set_rules(&mut self, rules: Rules) -> Result<(), String> {
+        self.brain.check_rules(&rules)?;
+        self.rules = rules;
+        self.reset();
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.game = GameState::new(self.rules);
+        self.history.clear();
+    }
+
+    /// Makes `next` the game, keeping the current one for `undo`.
+    fn commit_move(&mut self, next: GameState) {
+        self.history.push(std::mem::replace(&mut self.game, next));
+    }
+
+    fn genmove(&mut self, c: Color, cleanup: bool) -> Result<String, String> {
+        // After the end of the game both colours pass, as GNU Go and KataGo answer, and the
+        // game stays as it is.
+        if self.game.is_over() {
+            return Ok("pass".into());
+        }
+        let mut next = self.game.clone();
+        turn_to(&mut next, c)?;
+        let start = next.clone();
+        // Empty when the implied pass reached the turn cap: the game ended, `c` passes.
+        let actions = self.brain.play_turn(&mut next, cleanup)?;
+        self.commit_move(next);
+        Ok(if actions.is_empty() { "pass".into() } else { turn_name(&start, &actions) })
+    }
+
+    fn final_score(&self) -> String {
+        let s = self.game.score();
+        let m = s.margin_black();
+        if m > 0.0 {
+            format!("B+{m}")
+        } else if m < 0.0 {
+            format!("W+{}", -m)
+        } else {
+            "0".into()
+        }
+    }
+
+    /// Places handicap stones (vertices known to be distinct and on the board) on the empty
+    /// board of a Go game.
+    fn set_handicap(&mut self, pts: &[Point]) -> Result<(), String> {
+        if self.game.turns() != 0 {
+            return Err("board not empty".into());
+        }
+        let mut next = self.game.clone();
+        next.set_handicap(pts).map_err(|e| e.to_string())?;
+        self.game = next;
+        Ok(())
+    }
+
+    /// Executes one command (without id).
+    pub fn execute(&mut self, cmd: &str, args: &[&str]) -> Reply {
+        match self.dispatch(cmd, args) {
+            Ok(Some(s)) => Reply::Ok(s),
+            Ok(None) => Reply::Quit,
+            Err(e) => Reply::Err(e),
+        }
+    }
+
+    fn dispatch(&mut self, cmd: &str, args: &[&str]) -> Result<Option<String>, String> {
+        let geo = self.game.geo();
+        let out = match cmd {
+            "protocol_version" => {
+                let [] = exactly(args)?;
+                "2".into()
+            }
+            "name" => {
+                let [] = exactly(args)?;
+                "hane".into()
+            }
+            "version" => {
+                let [] = exactly(args)?;
+                env!("CARGO_PKG_VERSION").into()
+            }
+            "known_command" => {
+                let [name] = exactly(args)?;
+                COMMANDS.contains(&name).to_string()
+            }
+            "list_commands" => {
+                let [] = exactly(args)?;
+                COMMANDS.join("\n")
+            }
+            "quit" => {
+                let [] = exactly(args)?;
+                return Ok(None);
+            }
+            "boardsize" => {
+                let [n] = exactly(args)?;
+                let n: u32 = n.parse().map_err(|_| "syntax error: boardsize needs an integer")?;
+                let mut r = self.rules;
+                r.size = u8::try_from(n).map_err(|_| "unacceptable size")?;
+                if let Variant::Go = r.variant {
+                    r.validate().map_err(|_| "unacceptable size".to_string())?;
+                } else {
+                    r.validate().map_err(|e| format!("unacceptable size: {e}"))?;
+                }
+                self.set_rules(r)?;
+                String::new()
+            }
+            "clear_board" => {
+                let [] = exactly(args)?;
+                self.reset();
+                String::new()
+            }
+            "komi" => {
+                // The komi changes for the game in progress and for the positions `undo`
+                // returns to; the moves stay.
+                let [k] = exactly(args)?;
+                let k = k.parse::<f64>().map_err(|_| "syntax error: komi needs a number")?;
+                let komi = Komi::from_f64(k).ok_or("komi must be a multiple of 0.5 within ±1000")?;
+                let game = self.game.with_komi(komi).map_err(|e| e.to_string())?;
+                let history = self.history.iter().map(|g| g.with_komi(komi)).collect::<Result<_, _>>();
+                self.history = history.map_err(|e| e.to_string())?;
+                self.rules.komi = komi;
+                self.game = game;
+                String::new()
+            }
+            "play" | "hane-play" => {
+                let [c, mv] = exactly(args)?;
+                let c = color(c)?;
+                if cmd == "play" && self.rules.variant == Variant::Sligo && mv.contains('>') {
+                    return Err("use hane-play for a Sligo slide".into());
+                }
+                let mut next = self.game.clone();
+                turn_to(&mut next, c)
+                    .and_then(|()| play_turn(&mut next, mv))
+                    .map_err(|e| format!("illegal move: {e}"))?;
+                self.commit_move(next);
+                String::new()
+            }
+            "genmove" | "hane-genmove" | "kgs-genmove_cleanup" => {
+                let [c] = exactly(args)?;
+                self.genmove(color(c)?, cmd == "kgs-genmove_cleanup")?
+            }
+            "undo" => {
+                let [] = exactly(args)?;
+                self.game = self.history.pop().ok_or("cannot undo")?;
+                String::new()
+            }
+            // The board ends with a newline: trimmed, as a response holds no empty line.
+            "showboard" => {
+                let [] = exactly(args)?;
+                format!("\n{}", self.game.to_string().trim_end())
+            }
+            "final_score" => {
+                let [] = exactly(args)?;
+                self.final_score()
+            }
+            "hane-score" => {
+                let [] = exactly(args)?;
+                let s = self.game.score();
+                format!("black {} white {} winner {}", s.black, s.white, s.winner.letter())
+            }
+            "final_status_list" => {
+                let [want] = exactly(args)?;
+                if !matches!(want, "dead" | "alive" | "seki") {
+                    return Err("syntax error: status is alive, dead or seki".into());
+                }
+                let b = self.game.board();
+                let dead = dead_stones(&self.game, b);
+                let pts: Vec<String> = geo
+                    .points()
+                    .filter(|&p| b.color(p).is_some())
+                    .filter(|&p| match want {
+                        "dead" => dead.contains(p),
+                        "alive" => !dead.contains(p),
+                        _ => false,
+                    })
+                    .map(|p| geo.name(p))
+                    .collect();
+                pts.join(" ")
+            }
+            "fixed_handicap" | "place_free_handicap" => {
+                let [n] = exactly(args)?;
+                let n: usize = n.parse().map_err(|_| "syntax error: the number of stones is an integer")?;
+                let pts =
+                    if cmd == "fixed_handicap" { fixed_handicap(geo, n) } else { free_handicap(geo, n) };
+                let pts = pts.ok_or("invalid number of stones")?;
+                self.set_handicap(&pts)?;
+                pts.iter().map(|&p| geo.name(p)).collect::<Vec<_>>().join(" ")
+            }
+            "set_free_handicap" => {
+                let mut pts = Vec::with_capacity(args.len());
+                for a in args {
+                    let p = geo.parse(a).map_err(|e| format!("syntax error: {e}"))?;
+                    if pts.contains(&p) {
+                        return Err(format!("syntax error: vertex {a} repeated"));
+                    }
+                    pts.push(p);
+                }
+                if !(2..geo.area()).contains(&pts.len()) {
+                    return Err(format!("bad vertex list: a handicap has 2 to {} stones", geo.area() - 1));
+                }
+                self.set_handicap(&pts)?;
+                String::new()
+            }
+            "time_settings" => {
+                let [main, byo_yomi, stones] = exactly(args)?;
+                seconds(main)?;
+                seconds(byo_yomi)?;
+                stone_count(stones)?;
+                String::new()
+            }
+            "time_left" => {
+                let [c, time, stones] = exactly(args)?;
+                color(c)?;
+                seconds(time)?;
+                stone_count(stones)?;
+                String::new()
+            }
+            "loadsgf" => {
+                let (path, upto) = match args {
+                    [path] => (path, None),
+                    [path, m] => {
+                        (path, Some(m.parse::<usize>().map_err(|_| "syntax error: bad move number")?))
+                    }
+                    _ => return Err(format!("syntax error: expected 1 or 2 arguments, got {}", args.len())),
+                };
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot load file: {e}"))?;
+                let sgf = SgfGame::parse(&text).map_err(|e| e.to_string())?;
+                self.brain.check_rules(&sgf.rules)?;
+                let mut game =
+                    GameState::with_handicap(sgf.rules, &sgf.handicap).map_err(|e| e.to_string())?;
+                let mut history = Vec::new();
+                for (i, t) in sgf.turns.iter().enumerate() {
+                    if upto.is_some_and(|m| i + 1 >= m) {
+                        break;
+                    }
+                    history.push(game.clone());
+                    t.play(&mut game).map_err(|e| e.to_string())?;
+                }
+                self.rules = sgf.rules;
+                self.game = game;
+                self.history = history;
+                if self.game.to_move() == Color::Black { "black" } else { "white" }.into()
+            }
+            "hane-rules" => {
+                let [spec] = exactly(args)?;
+                self.set_rules(spec.parse::<Rules>().map_err(|e| e.to_string())?)?;
+                String::new()
+            }
+            _ => return Err("unknown command".into()),
+        };
+        Ok(Some(out))
+    }
+}
+
+/// A command line after the GTP spec's preprocessing, or `None` for a line it
+/// leaves empty, which gets no response: control characters other than HT are removed (CR
+/// and the newline among them), HT becomes a space, and a comment from `#` on is dropped.
+fn preprocess(raw: &[u8]) -> Option<Vec<u8>> {
+    let mut line: Vec<u8> = raw
+        .iter()
+        .filter_map(|&b| match b {
+            b'\t' => Some(b' '),
+            0..=31 | 127 => None,
+            _ => Some(b),
+        })
+        .collect();
+    if let Some(i) = line.iter().position(|&b| b == b'#') {
+        line.truncate(i);
+    }
+    line.iter().any(|&b| b != b' ').then_some(line)
+}
+
+/// `MARKID text` and the empty line that ends a response (`MARKID` alone without a text).
+/// Empty lines inside `text` would end the response early: they are dropped.
+fn frame(mark: char, id: &str, text: &str) -> String {
+    let mut body = text.trim_end_matches('\n').to_string();
+    while body.contains("\n\n") {
+        body = body.replace("\n\n", "\n");
+    }
+    let sep = if body.is_empty() { "" } else { " " };
+    format!("{mark}{id}{sep}{body}\n\n")
+}
+
+/// The framed response to one preprocessed command line, and whether the engine quits after
+/// it. A line that is not UTF-8 is refused whole, with the id if it starts with one.
+fn respond(engine: &mut Engine, line: &[u8]) -> (String, bool) {
+    // Valid UTF-8 borrows; the lossy copy of other bytes still shows an id of ASCII digits.
+    let text = String::from_utf8_lossy(line);
+    let mut words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+    let id = match words.first() {
+        Some(w) if w.bytes().all(|b| b.is_ascii_digit()) => words.remove(0),
+        _ => "",
+    };
+    let reply = match (&text, words.split_first()) {
+        (Cow::Owned(_), _) => Reply::Err("syntax error: the command is not UTF-8".into()),
+        (_, Some((cmd, args))) => engine.execute(cmd, args),
+        (_, None) => Reply::Err("syntax error: no command after the id".into()),
+    };
+    match reply {
+        Reply::Ok(s) => (frame('=', id, &s), false),
+        Reply::Err(s) => (frame('?', id, &s), false),
+        Reply::Quit => (frame('=', id, ""), true),
+    }
+}
+
+/// Answers the GTP commands of `input` on `output` until `quit` or the end of the input:
+/// one response per command line, whatever its bytes.
+pub fn serve(engine: &mut Engine, mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if input.read_until(b'\n', &mut raw)? == 0 {
+            return Ok(());
+        }
+        let Some(line) = preprocess(&raw) else { continue };
+        let (response, quit) = respond(engine, &line);
+        output.write_all(response.as_bytes())?;
+        output.flush()?;
+        if quit {
+            return Ok(());
+        }
+    }
+}

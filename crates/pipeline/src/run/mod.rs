@@ -1,0 +1,537 @@
+//! A run of `hane loop`: generations of self-play, training, a gating match and a komi estimate, with
+//! the newest accepted net driving the next generation's self-play.
+//!
+//! A run lives in one folder:
+//!
+//! ```text
+//! RUN/config.toml                 the config the run started with
+//! RUN/state.json                  what is finished (see `state`)
+//! RUN/selfplay/gen-NNN/           shards/ and sgf/ of generation NNN's games
+//! RUN/train/                      the trainer's checkpoints/ and tensorboard/ (one run, all generations)
+//! RUN/models/gen-NNN.safetensors  the candidate trained in generation NNN
+//! RUN/gates/gen-NNN.json          its gating games, one by one
+//! RUN/summary.json, *.png         the per-generation summary and its plots
+//! ```
+//!
+//! Every file is written under a temporary name and renamed, and each phase resumes: self-play
+//! keeps finished games (one file per game), the trainer restarts from its newest checkpoint,
+//! a gating match from its last finished game. Interrupted (Ctrl-C or SIGKILL), the same
+//! command continues the same run and loses at most the games and steps in flight. A
+//! [`Stop`] request ends the run at the next safe point of the phase in flight (self-play
+//! drops its games in flight, training finishes its step and checkpoints it, a match
+//! abandons its game before the next move, the komi estimate before the next evaluation)
+//! with [`Error::Interrupted`].
+//!
+//! Generation `g` plays its games at komi drawn around the newest estimate (a share from the
+//! board's whole range, see `hane_selfplay::komi`), then trains the one trainer on the window
+//! of all shards so far over its own learning-rate cycle, for `[loop] samples_per_row` draws
+//! of each new row (or `[train] steps`). The candidate then plays the generation's player
+//! (the best so far, at first hane's search without a net) at the generation's centre komi
+//! and is accepted with a score of at least `gate_threshold`, or at once when ungated
+//! (`gate_games = 0`). The komi estimate reads the best net, or the newest candidate while
+//! none has been accepted, so a run whose candidates keep failing still estimates.
+
+mod anchors;
+mod matches;
+mod report;
+mod state;
+
+pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET};
+pub use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
+
+use crate::config::{self, ConfigFile};
+use crate::komi::{komi_report, KomiSettings, Method};
+use crate::players::{model_factory, net, BoxedEvaluator};
+use crate::{write_file, Error, Stop};
+use hane_engine::Rules;
+use hane_eval::arena::MatchSettings;
+use hane_eval::elo::Wdl;
+use hane_eval::gate::{Decision, WinRateGate};
+use hane_eval::referee::SearchPlayer;
+use hane_mcts::UniformEvaluator;
+use hane_selfplay::server::EvaluatorFactory;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a run tells its caller while it works, in order.
+pub enum Event<'a> {
+    /// A line for the user: a phase begins or ends, a result.
+    Line(String),
+    /// A reading of the komi estimate (the searches' win rates), for a log.
+    Trace(&'a str),
+    /// Self-play of `games` games began; `progress` counts while it runs, until [`Event::Done`].
+    Selfplay {
+        /// Games of the generation.
+        games: u64,
+        /// Counters updated by the workers.
+        progress: Arc<hane_selfplay::Progress>,
+    },
+    /// Training up to step `steps` began; [`Event::Train`] follows until [`Event::Done`].
+    Training {
+        /// The step it ends at.
+        steps: u64,
+    },
+    /// The trainer's own report.
+    Train(&'a hane_train::Progress),
+    /// A match of `games` games began; [`Event::Game`] follows each game until [`Event::Done`].
+    Match {
+        /// Games of the match (at most).
+        games: u32,
+        /// Who the results are of: "candidate" in a gate, "net" against an anchor.
+        side: &'static str,
+    },
+    /// A game of the match in flight ended.
+    Game {
+        /// Games finished so far.
+        done: u32,
+        /// The results so far, of the match's first player.
+        results: Wdl,
+    },
+    /// The phase with a progress display (self-play, training, a match) ended.
+    Done,
+}
+
+/// A `hane loop` run: its config, rules, folder and what it has finished.
+pub struct Run {
+    cfg: ConfigFile,
+    rules: Rules,
+    dir: PathBuf,
+    state: RunState,
+}
+
+/// The embedded default config.
+const DEFAULT_CONFIG: &str = include_str!("../../../../configs/ttakji-5x5.toml");
+
+impl Run {
+    /// Opens the run in `dir` (created if new) with the config in `config`, or the run's own
+    /// copy, or the embedded default; `seed` replaces the config's `[selfplay] seed`. A new
+    /// run keeps a copy of its config; a rerun with a different one is refused (only `[loop]
+    /// generations` may change), as is a folder holding a run of other rules.
+    pub fn open(dir: &Path, config: Option<&Path>, seed: Option<u64>) -> Result<Run, Error> {
+        let copy = dir.join("config.toml");
+        let text = match config {
+            Some(p) => config::read_text(p)?,
+            None if copy.exists() => config::read_text(&copy)?,
+            None => DEFAULT_CONFIG.to_string(),
+        };
+        let text = match seed {
+            Some(seed) => config::with_seed(&text, seed),
+            None => text,
+        };
+        let name = config.map_or("the embedded default config".to_string(), |p| p.display().to_string());
+        let cfg = config::parse(&text).map_err(|e| Error::Input(format!("config {name}: {e}")))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        if copy.exists() {
+            let old = config::read_text(&copy)?;
+            let mut before =
+                config::parse(&old).map_err(|e| Error::Input(format!("{}: {e}", copy.display())))?;
+            before.pipeline.generations = cfg.pipeline.generations;
+            if before != cfg {
+                return Err(Error::Input(format!(
+                    "{} was started with a different config ({}); only [loop] generations may change",
+                    dir.display(),
+                    copy.display()
+                )));
+            }
+        }
+        write_file(&copy, text.as_bytes())?;
+        let rules = cfg.selfplay.parsed_rules().map_err(Error::Input)?;
+        let state = RunState::load(dir, &rules.to_string())?;
+        Ok(Run { cfg, rules, dir: dir.to_path_buf(), state })
+    }
+
+    /// The run's config.
+    pub fn config(&self) -> &ConfigFile {
+        &self.cfg
+    }
+
+    /// What the run has finished.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// Runs the generations not yet finished, telling `on` what happens; `stop` ends the run
+    /// at the next safe point with [`Error::Interrupted`], and a rerun continues it.
+    pub fn run(&mut self, stop: &Stop, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
+        let cx = Ctx { cfg: &self.cfg, rules: self.rules, dir: &self.dir, stop };
+        let (cfg, rules, run_dir, st) = (cx.cfg, cx.rules, cx.dir, &mut self.state);
+        on(Event::Line(format!(
+            "hane loop: {rules}, {} generations of {} games, {} training steps each, into {}",
+            cfg.pipeline.generations,
+            cfg.pipeline.games,
+            cfg.train.steps,
+            run_dir.display()
+        )));
+        for g in 0..cfg.pipeline.generations {
+            stop.check()?;
+            generation(&cx, st, g, on)?;
+        }
+        report::write(st, run_dir)?;
+        on(Event::Line(report::final_lines(st, run_dir)));
+        Ok(())
+    }
+}
+
+/// What every phase of a run works with.
+struct Ctx<'a> {
+    cfg: &'a ConfigFile,
+    rules: Rules,
+    /// The run folder.
+    dir: &'a Path,
+    stop: &'a Stop,
+}
+
+/// Runs what generation `g` has not finished.
+fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
+    let (cfg, rules, run_dir, stop) = (cx.cfg, cx.rules, cx.dir, cx.stop);
+    let i = g as usize;
+    if i == st.generations.len() {
+        st.generations.push(Generation::new(g, st.best_after(i)));
+        st.save(run_dir)?;
+    }
+    let anchor_settings = anchor_settings(cfg);
+    let anchors_due = |st: &RunState| {
+        let first = st.generations[0].candidate().map(str::to_string);
+        anchor_settings.anchors(&rules, first.as_deref(), &st.best_after(i + 1))
+    };
+    let due: Vec<String> = anchors_due(st).iter().map(Anchor::name).collect();
+    if st.generations[i].finished(cfg.pipeline.komi_visits > 0, &due) {
+        return Ok(());
+    }
+    let player = st.generations[i].player.clone();
+    if st.generations[i].selfplay.is_none() {
+        on(Event::Line(format!("== generation {g}: self-play by {player}")));
+        let komi = centre_komi(&st.generations[..i], &rules);
+        let done = selfplay(cx, g, &player, komi, on)?;
+        st.generations[i].selfplay = Some(done);
+        st.save(run_dir)?;
+    }
+    if st.generations[i].train.is_none() {
+        on(Event::Line(format!("== generation {g}: training")));
+        let from = st.generations[..i].iter().rev().find_map(|g| g.train.as_ref()).map_or(0, |t| t.step);
+        let rows = st.generations[i].selfplay.as_ref().map_or(0, |s| s.rows);
+        st.generations[i].train = Some(train(cx, g, from, rows, on)?);
+        st.save(run_dir)?;
+    }
+    if st.generations[i].gate.is_none() {
+        let candidate = st.generations[i].candidate().unwrap_or_default().to_string();
+        let komi = st.generations[i].selfplay.as_ref().and_then(|s| s.komi);
+        st.generations[i].gate = Some(if cfg.pipeline.gate_games == 0 {
+            on(Event::Line(format!("== generation {g}: {candidate} accepted (ungated)")));
+            GateDone { results: Wdl::default(), accepted: true, komi: None }
+        } else {
+            on(Event::Line(format!("== generation {g}: gating {candidate} against {player}")));
+            let players = [candidate.as_str(), player.as_str()];
+            gate(cx, komi, g, players, on)?
+        });
+        st.save(run_dir)?;
+    }
+    let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
+    if cfg.pipeline.komi_visits > 0 && !komi_done {
+        let best = st.komi_net(i).unwrap_or_default();
+        if best.is_empty() {
+            st.generations[i].komi_error = Some("no net trained yet".into());
+        } else {
+            on(Event::Line(format!("== generation {g}: komi estimate with {best}")));
+            let method = Method::Net(run_dir.join(&best));
+            let settings = KomiSettings {
+                visits: cfg.pipeline.komi_visits,
+                sweep_games: 0,
+                sweep_visits: 0,
+                seed: u64::from(g),
+            };
+            match komi_report(&rules, &method, settings, stop, &mut |l| on(Event::Trace(l))) {
+                Ok(r) => st.generations[i].komi = Some(r),
+                Err(Error::Komi(e)) => {
+                    on(Event::Line(format!("komi: no estimate: {e}")));
+                    st.generations[i].komi_error = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        st.save(run_dir)?;
+    }
+    let best = st.best_after(i + 1);
+    for anchor in anchors_due(st) {
+        let name = anchor.name();
+        if st.generations[i].played(&name) {
+            continue;
+        }
+        on(Event::Line(format!("== generation {g}: {best} against the anchor {name}")));
+        let dir = run_dir.join("anchors");
+        let file = dir.join(format!("{}-{}.json", gen_name(g), name.replace(':', "-")));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        on(Event::Match { games: cfg.pipeline.anchor_games, side: "net" });
+        let m = anchors::play(cx, &anchor_settings, (&best, &anchor), &file, &mut |n, w| {
+            on(Event::Game { done: n, results: *w })
+        });
+        on(Event::Done);
+        let m = m?;
+        on(Event::Line(format!(
+            "anchor {name}: net {}-{}-{} (W-D-L) at komi {}",
+            m.results.wins, m.results.draws, m.results.losses, m.komi
+        )));
+        st.generations[i].anchors.push(m);
+        st.save(run_dir)?;
+    }
+    report::write(st, run_dir)?;
+    on(Event::Line(report::generation_line(st, i)));
+    Ok(())
+}
+
+/// The anchor matches' settings from the config.
+fn anchor_settings(cfg: &ConfigFile) -> anchors::AnchorSettings {
+    let lc = &cfg.pipeline;
+    anchors::AnchorSettings {
+        games: lc.anchor_games,
+        visits: lc.anchor_visits,
+        gnugo_level: lc.anchor_gnugo_level,
+        opening_turns: lc.anchor_opening_turns,
+        komi: lc.anchor_komi,
+        seed: cfg.selfplay.seed ^ 0x616e_6368_6f72,
+        // As many games at once as self-play has workers.
+        threads: cfg.selfplay.threads,
+    }
+}
+
+fn gen_name(g: u32) -> String {
+    format!("gen-{g:03}")
+}
+
+/// The komi a generation's self-play is centred on: the newest estimate of the generations
+/// before it, or `None` (the config's komi) before the first. An estimate is kept within the
+/// range wide komi draws cover (the board's area and one domain step), which the net has
+/// been trained on, and snapped into the rule set's domain.
+fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
+    let range = hane_selfplay::komi::wide_range(rules);
+    let (lo, hi) = (range[0].as_f64(), range[range.len() - 1].as_f64());
+    before
+        .iter()
+        .rev()
+        .find_map(|g| g.komi.as_ref())
+        .map(|k| hane_eval::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
+}
+
+/// Rows in the shards under `dir` (0 for unreadable shards, which the trainer skips too).
+fn rows_in(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "npz"))
+        .map(|e| hane_data::shard::read(&e.path()).map_or(0, |s| s.meta.rows as u64))
+        .sum()
+}
+
+/// Self-play of generation `g` by `player`. With a komi estimate from an earlier generation,
+/// games draw their komi around it instead of the config's (as KataGo's self-play centres
+/// komi on the net's fair komi), so the net learns the positions that matter for the
+/// estimate; `[selfplay] komi_wide` of them draw from the board's whole range, so it learns
+/// the rest of the curve too.
+fn selfplay(
+    cx: &Ctx,
+    g: u32,
+    player: &str,
+    komi: Option<f64>,
+    on: &mut dyn FnMut(Event),
+) -> Result<SelfplayDone, Error> {
+    let (cfg, rules, run_dir) = (cx.cfg, &cx.rules, cx.dir);
+    let mut sp = cfg.selfplay.clone();
+    sp.seed = sp.seed.wrapping_add(1_000_003 * u64::from(g));
+    if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
+        // Set in the parsed rules: appending `,komi=` to a rule string that names a komi
+        // would give the key twice, which the parser refuses.
+        let mut r = *rules;
+        r.komi = k;
+        sp.rules = r.to_string();
+        on(Event::Line(format!("self-play komi centred on the latest estimate, {k}")));
+    }
+    let fac: EvaluatorFactory = if player == BASELINE {
+        // Search without a net has no opinion of a position (every leaf a draw): its value
+        // would only pull the targets towards draws.
+        sp.value_search_mix = 0.0;
+        Arc::new(|| Box::new(UniformEvaluator))
+    } else {
+        model_factory(&run_dir.join(player), *rules, sp.batch_size)?
+    };
+    let out = run_dir.join("selfplay").join(gen_name(g));
+    let games = cfg.pipeline.games;
+    let progress = Arc::new(hane_selfplay::Progress::default());
+    on(Event::Selfplay { games, progress: progress.clone() });
+    let s = hane_selfplay::run(&sp, games, &out, fac, player, progress, cx.stop.flag());
+    on(Event::Done);
+    let s = s.map_err(Error::Selfplay)?;
+    if s.interrupted {
+        return Err(Error::Interrupted);
+    }
+    on(Event::Line(format!(
+        "self-play: {} games ({} from an earlier run) and {} side games, {} rows in {:.1}s; B/W/draw {}/{}/{}",
+        s.games + s.resumed,
+        s.resumed,
+        s.forks,
+        s.rows,
+        s.seconds,
+        s.results[0],
+        s.results[1],
+        s.results[2]
+    )));
+    let rows = rows_in(&out.join("shards"));
+    Ok(SelfplayDone { games: s.games + s.resumed, results: s.results, seconds: s.seconds, komi, rows })
+}
+
+/// The training steps of a generation whose games wrote `rows` rows: with `[loop]
+/// samples_per_row`, enough for each new row to be drawn that many times on average
+/// (KataGo keeps this near 4 over a row's life in the window), else `[train] steps`.
+fn generation_steps(cfg: &ConfigFile, rows: u64) -> u64 {
+    let per_row = cfg.pipeline.samples_per_row;
+    if per_row > 0.0 && rows > 0 {
+        ((per_row * rows as f64) / cfg.train.batch_size as f64).ceil().max(1.0) as u64
+    } else {
+        cfg.train.steps
+    }
+}
+
+/// Trains generation `g` from step `from` (where the one before ended) over its own
+/// learning-rate cycle, and copies the checkpoint to `models/`.
+fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> Result<TrainDone, Error> {
+    let (cfg, run_dir) = (cx.cfg, cx.dir);
+    let mut tc = cfg.train.clone();
+    tc.cycle_start = from;
+    tc.steps = from + generation_steps(cfg, rows);
+    // The run's seed reaches the trainer too (its first weights, shuffling and symmetries).
+    tc.seed ^= cfg.selfplay.seed << 32;
+    let (data, out) = (run_dir.join("selfplay"), run_dir.join("train"));
+    on(Event::Training { steps: tc.steps });
+    let s = hane_train::train(&tc, &data, &out, Some(cx.stop.flag()), &mut |p| on(Event::Train(p)));
+    on(Event::Done);
+    let s = s?;
+    if s.interrupted {
+        return Err(Error::Interrupted);
+    }
+    let missing = || std::io::Error::new(std::io::ErrorKind::NotFound, "the trainer wrote no checkpoint");
+    let ckpt = s.checkpoint.ok_or_else(|| Error::io(&out, missing()))?;
+    let candidate = format!("models/{}.safetensors", gen_name(g));
+    let bytes = std::fs::read(&ckpt).map_err(|e| Error::io(&ckpt, e))?;
+    let models = run_dir.join("models");
+    std::fs::create_dir_all(&models).map_err(|e| Error::io(&models, e))?;
+    write_file(&run_dir.join(&candidate), &bytes)?;
+    let metrics =
+        s.last.map(|l| l.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect()).unwrap_or_default();
+    on(Event::Line(format!("training: step {} in {:.1}s; candidate {candidate}", s.step, s.seconds)));
+    Ok(TrainDone { step: s.step, candidate, metrics, seconds: s.seconds })
+}
+
+fn search_evaluator(run_dir: &Path, player: &str, rules: &Rules) -> Result<BoxedEvaluator, Error> {
+    if player == BASELINE {
+        Ok(Box::new(UniformEvaluator))
+    } else {
+        net(&run_dir.join(player), rules)
+    }
+}
+
+/// The gating match of generation `g`, the candidate against the generation's player
+/// (`players`), resumed from `gates/gen-NNN.json`, at `komi` (the komi its self-play was
+/// centred on; `None`: the config's). At a komi far from fair, the gate would mostly measure
+/// who wins with the colour that cannot lose.
+fn gate(
+    cx: &Ctx,
+    komi: Option<f64>,
+    g: u32,
+    [candidate, player]: [&str; 2],
+    on: &mut dyn FnMut(Event),
+) -> Result<GateDone, Error> {
+    let (cfg, run_dir) = (cx.cfg, cx.dir);
+    let lc = &cfg.pipeline;
+    let mut rules = cx.rules;
+    if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
+        rules.komi = k;
+    }
+    let rules = &rules;
+    let dir = run_dir.join("gates");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let path = dir.join(format!("{}.json", gen_name(g)));
+    let visits = lc.gate_visits;
+    let seed = cfg.selfplay.seed.wrapping_add(u64::from(g) << 20);
+    let mut cand = SearchPlayer {
+        evaluator: search_evaluator(run_dir, candidate, rules)?,
+        visits,
+        seed,
+        label: candidate.to_string(),
+    };
+    let mut best = SearchPlayer {
+        evaluator: search_evaluator(run_dir, player, rules)?,
+        visits,
+        seed: seed ^ 1,
+        label: player.to_string(),
+    };
+    let settings = MatchSettings { games: lc.gate_games, opening_turns: lc.gate_opening_turns, seed };
+    let rule = WinRateGate { games: lc.gate_games, threshold: lc.gate_threshold };
+    on(Event::Match { games: lc.gate_games, side: "candidate" });
+    let w = matches::play_resumable(
+        rules,
+        &mut cand,
+        &mut best,
+        &settings,
+        &path,
+        cx.stop,
+        &mut |w| rule.decide(w) == Decision::Continue,
+        &mut |n, w| on(Event::Game { done: n, results: *w }),
+    );
+    on(Event::Done);
+    let w = w?;
+    let accepted = rule.decide(w) == Decision::Accept;
+    on(Event::Line(format!(
+        "gate: candidate {}-{}-{} (W-D-L) in {} games: {}",
+        w.wins,
+        w.draws,
+        w.losses,
+        w.games(),
+        if accepted { "accepted" } else { "rejected" }
+    )));
+    Ok(GateDone { results: w, accepted, komi })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_steps_follow_the_new_rows() {
+        let mut cfg =
+            config::parse("[train]\nbatch_size = 100\nsteps = 7\n[loop]\nsamples_per_row = 4.0\n").unwrap();
+        assert_eq!(generation_steps(&cfg, 1000), 40);
+        assert_eq!(generation_steps(&cfg, 1001), 41);
+        assert_eq!(generation_steps(&cfg, 0), 7, "no rows counted: the fixed steps");
+        cfg.pipeline.samples_per_row = 0.0;
+        assert_eq!(generation_steps(&cfg, 1000), 7);
+    }
+
+    #[test]
+    fn self_play_is_centred_on_the_newest_estimate_within_the_board() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        assert_eq!(centre_komi(&[], &rules), None);
+        let estimate = |crossing: f64| {
+            let mut g = Generation::new(0, BASELINE.into());
+            let search = hane_eval::komi::KomiSearch::for_rules(&rules);
+            let mut ev = |k: hane_engine::Komi| hane_eval::komi::Eval {
+                lead: crossing - k.as_f64(),
+                win: 1.0 / (1.0 + ((k.as_f64() - crossing) / 2.0).exp()),
+            };
+            let est = hane_eval::komi::estimate(&search, &mut ev).unwrap();
+            g.komi = Some(crate::komi::KomiReport {
+                rules: rules.to_string(),
+                method: "test".into(),
+                visits: 1,
+                estimate: est,
+                curve: Vec::new(),
+                sweep: None,
+                seconds: 0.0,
+            });
+            g
+        };
+        let gens = [estimate(10.2), estimate(24.8)];
+        assert_eq!(centre_komi(&gens, &rules), Some(25.0), "the newest, rounded into the domain");
+        assert_eq!(centre_komi(&gens[..1], &rules), Some(10.0));
+        let no_estimate = Generation { komi: None, ..gens[0].clone() };
+        assert_eq!(centre_komi(&[gens[1].clone(), no_estimate], &rules), Some(25.0));
+    }
+}

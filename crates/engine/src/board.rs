@@ -1063,6 +1063,26 @@ impl Iterator for ChainIter<'_> {
     }
 }
 
+/// Whether the empty point is a true (single-point) eye of `c` for light playouts: every
+/// orthogonal neighbour is `c` or wall, and at most one diagonal (none on the edge) is the
+/// opponent's.
+#[inline]
+pub fn is_true_eye(b: &Board, p: Point, c: Color) -> bool {
+    if !b.is_eye_shape(p, c) {
+        return false;
+    }
+    let s = b.geo().stride() as u16;
+    // Counted without branches: the diagonals of a random position are unpredictable.
+    let mut enemy = 0;
+    let mut wall = 0;
+    for d in [p.0 - s - 1, p.0 - s + 1, p.0 + s - 1, p.0 + s + 1] {
+        let v = b.at(Point(d));
+        wall |= u32::from(v == WALL);
+        enemy += u32::from(v == c.opp().cell());
+    }
+    enemy + wall < 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,14 +19,13 @@ pub mod range;
 pub mod rng;
 pub mod rules;
 pub mod score;
-mod settled;
 pub mod sgf;
 pub mod symmetry;
 mod zobrist;
 
 pub use action::Action;
 pub use board::{Board, Color};
-pub use game::{Game, GameState, Outcome, Phase, PlayError};
+pub use game::{Game, GameState, Phase, PlayError};
 pub use point::{Dir, Geometry, Point};
 pub use rules::{Komi, Rules, RulesError};
-pub use score::Score;
+pub use score::{Outcome, Score};

@@ -3,8 +3,8 @@
 //! and by rollout evaluators.
 
 use crate::action::Action;
-use crate::board::Board;
-use crate::game::{is_true_eye, Game, GameState, Phase};
+use crate::board::{is_true_eye, Board};
+use crate::game::{Game, GameState, Phase};
 use crate::point::Point;
 use crate::rng::Rng;
 use crate::rules::Variant;
@@ -46,7 +46,7 @@ pub fn random_light_action(g: &GameState, rng: &mut Rng) -> Action {
 /// Go: a random legal placement that does not fill the mover's own true eye (`None`: pass).
 #[inline(always)]
 fn random_go_placement(g: &GameState, rng: &mut Rng) -> Option<Point> {
-    random_placement(g, rng, |g, p| g.go_light_candidate(p))
+    random_placement(g, rng, |g, p| g.go_legal_and_not_own_eye(p))
 }
 
 /// Scans the empty points from a random offset for the first one that `candidate` accepts

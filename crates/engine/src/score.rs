@@ -3,11 +3,55 @@
 //!
 //! Every total is kept in half-points internally so komi is exact.
 
-use crate::board::{Board, Color, PointSet, BLACK, EMPTY, WALL, WHITE};
-use crate::game::{is_true_eye, GameState, Outcome};
+use crate::board::{is_true_eye, Board, Color, PointSet, BLACK, EMPTY, WALL, WHITE};
 use crate::point::{Point, MAX_CELLS};
 use crate::rng::Rng;
-use crate::rules::{DeadStones, Scoring, Variant};
+use crate::rules::{DeadStones, Rules, Scoring, Variant};
+
+/// What counting needs from a game; [`GameState`](crate::GameState) implements it. Counting
+/// takes the game through this trait so that the game, which counts when it ends, and
+/// counting do not depend on each other.
+pub trait Countable {
+    /// The rules: scoring method, komi, dead-stone method and Loose's tie-break.
+    fn rules(&self) -> &Rules;
+    /// The board to count: the position at the start of the current turn.
+    fn turn_start_board(&self) -> Board;
+    /// Stones of `c` captured by the opponent so far (territory scoring subtracts them).
+    fn captured(&self, c: Color) -> u32;
+    /// Who made the last placement (Loose's tie-break).
+    fn last_placer(&self) -> Option<Color>;
+}
+
+/// Who won a finished (or hypothetically finished) game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Black won.
+    Black,
+    /// White won.
+    White,
+    /// Equal totals where the rules allow a draw.
+    Draw,
+}
+
+impl Outcome {
+    /// `b`, `w` or `draw`.
+    pub fn letter(self) -> &'static str {
+        match self {
+            Outcome::Black => "b",
+            Outcome::White => "w",
+            Outcome::Draw => "draw",
+        }
+    }
+
+    /// +1 for a win of `c`, -1 for a loss, 0 for a draw.
+    pub fn value_for(self, c: Color) -> f32 {
+        match (self, c) {
+            (Outcome::Draw, _) => 0.0,
+            (Outcome::Black, Color::Black) | (Outcome::White, Color::White) => 1.0,
+            _ => -1.0,
+        }
+    }
+}
 
 /// Totals of both sides (White's includes komi) and the winner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -144,7 +188,7 @@ pub fn pass_alive(b: &Board, c: Color) -> PassAlive {
 }
 
 /// The dead stones of a position under the rules' dead-stone method.
-pub fn dead_stones(g: &GameState, b: &Board) -> PointSet {
+pub fn dead_stones(g: &impl Countable, b: &Board) -> PointSet {
     let mut dead = PointSet::default();
     match g.rules().dead {
         DeadStones::None => {}
@@ -348,7 +392,7 @@ pub fn owners(b: &Board, dead: &PointSet) -> Vec<Option<Color>> {
 }
 
 /// Totals in half-points (Black, White with komi) from a board and a dead-stone set.
-fn totals(g: &GameState, b: &Board, dead: &PointSet) -> (i32, i32) {
+fn totals(g: &impl Countable, b: &Board, dead: &PointSet) -> (i32, i32) {
     let geo = b.geo();
     let komi = g.rules().komi.0;
     match g.rules().scoring {
@@ -375,7 +419,7 @@ fn totals(g: &GameState, b: &Board, dead: &PointSet) -> (i32, i32) {
     }
 }
 
-fn decide(g: &GameState, black: i32, white: i32) -> Outcome {
+fn decide(g: &impl Countable, black: i32, white: i32) -> Outcome {
     use std::cmp::Ordering::*;
     match black.cmp(&white) {
         Greater => Outcome::Black,
@@ -392,12 +436,12 @@ fn decide(g: &GameState, black: i32, white: i32) -> Outcome {
     }
 }
 
-fn to_score(g: &GameState, (black, white): (i32, i32)) -> Score {
+fn to_score(g: &impl Countable, (black, white): (i32, i32)) -> Score {
     Score { black: f64::from(black) / 2.0, white: f64::from(white) / 2.0, winner: decide(g, black, white) }
 }
 
 /// The score of the game if it ended now, with the rules' automatic dead-stone method.
-pub fn score(g: &GameState) -> Score {
+pub fn score(g: &impl Countable) -> Score {
     let b = g.turn_start_board();
     let dead = dead_stones(g, &b);
     to_score(g, totals(g, &b, &dead))
@@ -405,7 +449,7 @@ pub fn score(g: &GameState) -> Score {
 
 /// The score with an explicit list of dead stones (human marking, GTP `final_status_list`).
 /// Marking one stone marks every stone of its colour in the region the opponent encloses.
-pub fn score_with_dead(g: &GameState, marked: &[Point]) -> Score {
+pub fn score_with_dead(g: &impl Countable, marked: &[Point]) -> Score {
     let b = g.turn_start_board();
     let dead = expand_dead(&b, marked);
     to_score(g, totals(g, &b, &dead))

@@ -22,9 +22,9 @@
 //! when no candidate is obviously outside every territory, so that an open board (the
 //! common case in a search) is decided without it.
 
+use super::{Game, GameState};
 use crate::action::Action;
 use crate::board::{Board, Color, EMPTY, WALL};
-use crate::game::{Game, GameState};
 use crate::point::Point;
 use crate::rules::{Scoring, Variant};
 use crate::score;
@@ -94,7 +94,7 @@ fn may_be_territory(b: &Board, p: Point, c: Color) -> bool {
 
 /// Removes [`Action::Pass`] from `legal` (this state's legal actions) when it is premature
 /// and something else is left; the [`Game::drop_premature_pass`] of [`GameState`].
-pub(crate) fn drop_premature_pass(g: &GameState, legal: &mut Vec<Action>) {
+pub(super) fn drop_premature_pass(g: &GameState, legal: &mut Vec<Action>) {
     if legal.len() > 1 && legal.contains(&Action::Pass) && g.pass_is_premature() {
         legal.retain(|&a| a != Action::Pass);
     }

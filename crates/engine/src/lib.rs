@@ -21,6 +21,7 @@ pub mod rules;
 pub mod score;
 pub mod sgf;
 pub mod symmetry;
+pub mod turn;
 mod zobrist;
 
 pub use action::Action;
@@ -29,3 +30,4 @@ pub use game::{Game, GameState, Phase, PlayError};
 pub use point::{Dir, Geometry, Point};
 pub use rules::{Komi, Rules, RulesError};
 pub use score::{Outcome, Score};
+pub use turn::{Turn, TurnError};

@@ -54,11 +54,10 @@
 //! offset, line and column. The reader never panics.
 //!
 //! The writer is `write.rs`; the reader is `syntax.rs` (text to main-line nodes) and `read.rs`
-//! (nodes to a game); [`Turn`] and its notation are `turn.rs`.
+//! (nodes to a game); [`Turn`] and its notation are the engine's `turn.rs`.
 
 mod read;
 mod syntax;
-mod turn;
 mod write;
 
 use crate::action::Action;
@@ -68,7 +67,7 @@ use crate::point::Point;
 use crate::rules::Rules;
 use std::fmt;
 
-pub use turn::Turn;
+pub use crate::turn::Turn;
 
 /// A place in the SGF text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,9 +13,8 @@
 
 use crate::Failure;
 use hane_engine::rules::Variant;
-use hane_engine::{Color, Game, GameState, Outcome, Rules, Score};
+use hane_engine::{Color, Game, GameState, Outcome, Rules, Score, Turn};
 use hane_pipeline::gtp::Brain;
-use hane_pipeline::notation::{play_turn, turn_name};
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
@@ -133,7 +132,7 @@ pub fn play(
         if game.to_move() != human {
             let before = game.clone();
             let actions = brain.play_turn(&mut game, false).map_err(io::Error::other)?;
-            writeln!(out, "hane ({}) plays {}", name(before.to_move()), turn_name(&before, &actions))?;
+            writeln!(out, "hane ({}) plays {}", name(before.to_move()), Turn::name_of(&before, &actions))?;
             show = true;
             continue;
         }
@@ -164,8 +163,8 @@ pub fn play(
             },
             _ => {
                 let before = game.clone();
-                match play_turn(&mut game, text) {
-                    Ok(()) => {
+                match Turn::play_named(&mut game, text) {
+                    Ok(_) => {
                         history.push(before);
                         show = true;
                     }

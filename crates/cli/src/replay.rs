@@ -3,8 +3,7 @@
 use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
-use hane_engine::{Game, GameState};
-use hane_pipeline::notation::{legal_turns, play_turn};
+use hane_engine::{Game, GameState, Turn};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.
@@ -39,7 +38,7 @@ fn from_sgf(path: &Path) -> Result<GameState, Failure> {
 fn from_moves(a: &Args) -> Result<GameState, Failure> {
     let mut g = GameState::new(a.rules.rules()?);
     for (i, m) in a.moves.iter().enumerate() {
-        play_turn(&mut g, m).map_err(|e| Failure::input(format!("move {} ({m}): {e}", i + 1)))?;
+        Turn::play_named(&mut g, m).map_err(|e| Failure::input(format!("move {} ({m}): {e}", i + 1)))?;
     }
     Ok(g)
 }
@@ -50,7 +49,7 @@ pub fn position_json(g: &GameState) -> serde_json::Value {
     serde_json::json!({
         "board": g.board().rows(),
         "to_move": g.to_move().letter().to_string(),
-        "legal": legal_turns(g),
+        "legal": Turn::legal(g).iter().map(|t| t.name(g.geo())).collect::<Vec<_>>(),
         "over": g.is_over(),
         "score": {
             "black": s.black,

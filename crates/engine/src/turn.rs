@@ -16,6 +16,8 @@ pub enum TurnError {
     Point(CoordError),
     /// A slide without its placement, or a malformed slide.
     Syntax(String),
+    /// A well-formed turn that the rules do not allow here.
+    Illegal(PlayError),
 }
 
 impl fmt::Display for TurnError {
@@ -23,6 +25,7 @@ impl fmt::Display for TurnError {
         match self {
             TurnError::Point(e) => write!(f, "{e}"),
             TurnError::Syntax(m) => f.write_str(m),
+            TurnError::Illegal(e) => write!(f, "{e}"),
         }
     }
 }
@@ -76,6 +79,14 @@ impl Turn {
         }
     }
 
+    /// Reads the turn written `text` ([`Turn::parse`]) and plays it on `g`; on error `g` is
+    /// unchanged.
+    pub fn play_named(g: &mut GameState, text: &str) -> Result<Turn, TurnError> {
+        let t = Turn::parse(text, g.geo())?;
+        t.play(g).map_err(TurnError::Illegal)?;
+        Ok(t)
+    }
+
     /// The turn that `actions`, a whole turn played from `g`, make (`None` if they are not
     /// one: nothing, a lone Sligo slide, or a slide off the board).
     pub fn of_actions(g: &GameState, actions: &[Action]) -> Option<Turn> {
@@ -87,6 +98,12 @@ impl Turn {
             }
             _ => None,
         }
+    }
+
+    /// The name of the turn that `actions` make from `g` ([`Turn::of_actions`]), `pass` when
+    /// they make none (an engine that played nothing because the game had ended).
+    pub fn name_of(g: &GameState, actions: &[Action]) -> String {
+        Turn::of_actions(g, actions).map_or_else(|| "pass".into(), |t| t.name(g.geo()))
     }
 
     /// Every legal turn of the side to move, sorted by the placement's column, then its row

@@ -23,12 +23,11 @@
 //! rules the net plays, and the engine keeps its state. Komi (an input of the net) and the
 //! turn cap may change freely.
 
-use crate::notation::{play_turn, turn_name};
 use crate::Error;
 use hane_engine::rules::{Komi, Variant};
 use hane_engine::score::dead_stones;
 use hane_engine::sgf::SgfGame;
-use hane_engine::{Action, Color, Game, GameState, Geometry, Point, Rules};
+use hane_engine::{Action, Color, Game, GameState, Geometry, Point, Rules, Turn};
 use hane_mcts::{Evaluator, RolloutEvaluator, Search, SearchConfig};
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
@@ -287,7 +286,7 @@ impl Engine {
         // Empty when the implied pass reached the turn cap: the game ended, `c` passes.
         let actions = self.brain.play_turn(&mut next, cleanup)?;
         self.commit_move(next);
-        Ok(if actions.is_empty() { "pass".into() } else { turn_name(&start, &actions) })
+        Ok(Turn::name_of(&start, &actions))
     }
 
     fn final_score(&self) -> String {
@@ -389,7 +388,7 @@ impl Engine {
                 }
                 let mut next = self.game.clone();
                 turn_to(&mut next, c)
-                    .and_then(|()| play_turn(&mut next, mv))
+                    .and_then(|()| Turn::play_named(&mut next, mv).map_err(|e| e.to_string()))
                     .map_err(|e| format!("illegal move: {e}"))?;
                 self.commit_move(next);
                 String::new()

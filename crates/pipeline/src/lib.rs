@@ -12,7 +12,6 @@ pub mod config;
 mod error;
 pub mod gtp;
 pub mod komi;
-pub mod notation;
 pub mod players;
 pub mod run;
 mod stop;

@@ -50,7 +50,7 @@ fn play_with_bar(
     let bar = SelfplayBar::start(games, progress.clone());
     let result = run(cfg, games, out, fac, source, progress, stop::stop().flag());
     bar.finish();
-    result.map_err(|e| Failure { code: 1, message: e })
+    result.map_err(|e| Failure { code: 1, message: e.to_string() })
 }
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {

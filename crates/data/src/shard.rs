@@ -280,11 +280,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 /// Reads and fully validates a shard.
 pub fn read(path: &Path) -> Result<Shard, ShardError> {
     let bytes = std::fs::read(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
-    decode(&bytes).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e))
+    decode(&bytes).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e.0))
 }
 
+/// Why shard bytes are not a valid shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Corrupt(pub String);
+
+impl fmt::Display for Corrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Corrupt {}
+
 /// Validates and splits shard bytes: the metadata, every shape, the checksum and every value.
-pub fn decode(bytes: &[u8]) -> Result<Shard, String> {
+pub fn decode(bytes: &[u8]) -> Result<Shard, Corrupt> {
+    check(bytes).map_err(Corrupt)
+}
+
+/// [`decode`] with its refusals as messages.
+fn check(bytes: &[u8]) -> Result<Shard, String> {
     let mut arrays = npz::read(bytes).map_err(|e| e.to_string())?;
     let meta_at = arrays.iter().position(|a| a.name == "meta").ok_or("no meta entry")?;
     let meta_arr = arrays.remove(meta_at);
@@ -357,7 +374,7 @@ mod tests {
         arrays[4].data[0] ^= 1;
         let json = serde_json::to_vec(&shard.meta).unwrap();
         arrays.push(Array::u8("meta", vec![json.len()], json));
-        assert!(decode(&npz::write(&arrays)).unwrap_err().contains("checksum"));
+        assert!(decode(&npz::write(&arrays)).unwrap_err().0.contains("checksum"));
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -386,7 +403,7 @@ mod tests {
         for (damage, expect) in cases {
             let mut rows = vec![row(0), row(1), row(2)];
             damage(&mut rows[1]);
-            let msg = decode(&encode(&rows, "ttakji,size=2", 2, 1, "test")).unwrap_err();
+            let msg = decode(&encode(&rows, "ttakji,size=2", 2, 1, "test")).unwrap_err().0;
             assert!(msg.contains(expect), "{msg:?} should say {expect:?}");
         }
         // A row without a policy target (a search without visits) and the largest possible

@@ -230,6 +230,19 @@ impl Libs {
     }
 }
 
+/// A board that is not what it should be: rows that do not describe a board, or an
+/// incremental state that disagrees with a rebuild from the colours.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardError(pub String);
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BoardError {}
+
 /// Stones, chains, liberties and hash of one position (see the module docs).
 pub struct Board {
     geo: Geometry,
@@ -911,7 +924,12 @@ impl Board {
 
     /// Rebuilds chains, liberties, the empty list, counts and hash from the colours alone and
     /// compares them with the incremental state. Returns a description of the first mismatch.
-    pub fn check_consistency(&self) -> Result<(), String> {
+    pub fn check_consistency(&self) -> Result<(), BoardError> {
+        self.first_mismatch().map_err(BoardError)
+    }
+
+    /// [`Board::check_consistency`] with the mismatch as a message.
+    fn first_mismatch(&self) -> Result<(), String> {
         let mut fresh = Board::new(self.size() as u8);
         for p in self.geo.points() {
             if let Some(c) = self.color(p) {
@@ -980,7 +998,12 @@ impl Board {
     }
 
     /// Sets up a board from rows (top first) of `X`, `O`, `.`; for tests and tools.
-    pub fn from_rows(rows: &[&str]) -> Result<Board, String> {
+    pub fn from_rows(rows: &[&str]) -> Result<Board, BoardError> {
+        Board::read_rows(rows).map_err(BoardError)
+    }
+
+    /// [`Board::from_rows`] with its refusal as a message.
+    fn read_rows(rows: &[&str]) -> Result<Board, String> {
         let n = rows.len();
         if !(1..=MAX_SIZE).contains(&n) {
             return Err(format!("{n} rows"));

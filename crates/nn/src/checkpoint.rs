@@ -23,6 +23,7 @@ use crate::model::Network;
 use crate::NnError;
 use hane_data::features::ENCODER_VERSION;
 use hane_data::npz::Crc32;
+use hane_engine::range::Invalid;
 use hane_engine::Rules;
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
@@ -80,17 +81,17 @@ impl ModelMeta {
     }
 
     /// The rule set, parsed.
-    pub fn parsed_rules(&self) -> Result<Rules, String> {
-        self.rules.parse().map_err(|e| format!("rules {:?}: {e}", self.rules))
+    pub fn parsed_rules(&self) -> Result<Rules, Invalid> {
+        self.rules.parse().map_err(|e| Invalid(format!("rules {:?}: {e}", self.rules)))
     }
 
     /// An error message unless this net plays `rules` (same game and board size).
-    pub fn check_rules(&self, rules: &Rules) -> Result<(), String> {
+    pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
         let mine = self.parsed_rules()?;
         if same_game(&mine, rules) {
             Ok(())
         } else {
-            Err(format!("the net plays {} but {rules} was asked for", self.rules))
+            Err(Invalid(format!("the net plays {} but {rules} was asked for", self.rules)))
         }
     }
 }
@@ -263,7 +264,7 @@ impl Checkpoint {
                 self.meta.encoder_version
             )));
         }
-        let rules = self.meta.parsed_rules().map_err(bad)?;
+        let rules = self.meta.parsed_rules().map_err(|e| bad(e.0))?;
         self.meta.net.validate()?;
         if NetConfig::new(&rules, self.meta.net.shape) != self.meta.net {
             return Err(bad(format!(

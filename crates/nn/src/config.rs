@@ -4,6 +4,7 @@
 
 use crate::NnError;
 use hane_data::features::{GLOBALS, PLANES};
+use hane_engine::range::Invalid;
 use hane_engine::{Action, Game, GameState, Rules};
 use serde::{Deserialize, Serialize};
 
@@ -73,7 +74,7 @@ impl NetShape {
 
     /// Checks each field against the range in its doc comment; the message names the field,
     /// its value and the range.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         let fields = [
             ("blocks", self.blocks, 0, MAX_BLOCKS),
             ("channels", self.channels, 1, MAX_CHANNELS),
@@ -84,7 +85,7 @@ impl NetShape {
         ];
         for (key, v, min, max) in fields {
             if !(min..=max).contains(&v) {
-                return Err(format!("{key} = {v}: allowed {min}..={max}"));
+                return Err(Invalid(format!("{key} = {v}: allowed {min}..={max}")));
             }
         }
         Ok(())

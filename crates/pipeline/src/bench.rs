@@ -124,7 +124,7 @@ pub fn selfplay_rates(
         ..SelfplayConfig::default()
     };
     cfg.validate().map_err(|e| Error::Input(format!("--rules: {e}")))?;
-    let rules = cfg.parsed_rules().map_err(Error::Input)?;
+    let rules = cfg.parsed_rules()?;
     let dir = std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
     let _ = std::fs::remove_dir_all(&dir);
     let s = hane_selfplay::run(

@@ -8,7 +8,7 @@
 //! ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero` fails at once.
 
 use crate::Error;
-use hane_engine::range::in_range;
+use hane_engine::range::{in_range, Invalid};
 use hane_mcts::MAX_VISITS;
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
@@ -100,7 +100,7 @@ impl Default for LoopConfig {
 impl LoopConfig {
     /// Checks every value against the range in its doc comment; the message names the key,
     /// the value and the range.
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         in_range("generations", self.generations, 1..=100_000)?;
         in_range("games", self.games, 1..=hane_selfplay::MAX_GAMES)?;
         in_range("gate_games", self.gate_games, 0..=MAX_MATCH_GAMES)?;
@@ -116,7 +116,7 @@ impl LoopConfig {
         }
         if let Some(k) = self.anchor_komi {
             if hane_engine::Komi::from_f64(k).is_none() {
-                return Err(format!("anchor_komi = {k}: allowed a multiple of 0.5 in -1000..=1000"));
+                return Err(Invalid(format!("anchor_komi = {k}: allowed a multiple of 0.5 in -1000..=1000")));
             }
         }
         in_range("samples_per_row", self.samples_per_row, 0.0..=1000.0)?;
@@ -147,7 +147,7 @@ pub fn load(path: &Path) -> Result<ConfigFile, Error> {
 /// is allowed.
 pub fn parse(text: &str) -> Result<ConfigFile, Error> {
     let cfg: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
-    let table = |t: &'static str| move |e: String| Error::Input(format!("[{t}] {e}"));
+    let table = |t: &'static str| move |e: Invalid| Error::Input(format!("[{t}] {e}"));
     cfg.selfplay.validate().map_err(table("selfplay"))?;
     cfg.train.validate().map_err(table("train"))?;
     cfg.pipeline.validate().map_err(table("loop"))?;

@@ -2,7 +2,9 @@
 //! choose its exit code and print the whole chain of causes.
 
 use hane_data::shard::ShardError;
+use hane_engine::range::Invalid;
 use hane_eval::gtp::GtpError;
+use hane_selfplay::SelfplayError;
 use hane_train::TrainError;
 use serde::Serialize;
 use std::fmt;
@@ -24,7 +26,7 @@ pub enum Error {
     /// Stopped on request at a safe point; nothing partial was written.
     Interrupted,
     /// Self-play failed.
-    Selfplay(String),
+    Selfplay(SelfplayError),
     /// Training failed.
     Train(TrainError),
     /// A game of a match failed: an engine died or answered nonsense.
@@ -44,7 +46,8 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(m) | Error::Selfplay(m) | Error::Komi(m) => f.write_str(m),
+            Error::Input(m) | Error::Komi(m) => f.write_str(m),
+            Error::Selfplay(_) => f.write_str("self-play failed"),
             Error::Io { path, .. } => write!(f, "{}", path.display()),
             Error::Interrupted => f.write_str("interrupted"),
             Error::Train(_) => f.write_str("training failed"),
@@ -59,8 +62,15 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             Error::Train(e) => Some(e),
             Error::Game(e) => Some(e),
+            Error::Selfplay(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+impl From<Invalid> for Error {
+    fn from(e: Invalid) -> Error {
+        Error::Input(e.0)
     }
 }
 

@@ -24,10 +24,11 @@
 //! turn cap may change freely.
 
 use crate::Error;
+use hane_engine::range::Invalid;
 use hane_engine::rules::{Komi, Variant};
 use hane_engine::score::dead_stones;
 use hane_engine::sgf::SgfGame;
-use hane_engine::{Action, Color, Game, GameState, Geometry, Point, Rules, Turn};
+use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Rules, Turn};
 use hane_mcts::{Evaluator, RolloutEvaluator, Search, SearchConfig};
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
@@ -77,7 +78,7 @@ impl Brain {
     /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
     /// does not load or fit is an input error naming the file.
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
-        hane_engine::range::in_range("--visits", visits, 1..=hane_mcts::MAX_VISITS).map_err(Error::Input)?;
+        hane_engine::range::in_range("--visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
                 let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
@@ -92,11 +93,11 @@ impl Brain {
 
     /// An error message unless this brain can play games under `rules` (always, without a
     /// net; with a net, the same game as the net's, komi and turn cap aside).
-    pub fn check_rules(&self, rules: &Rules) -> Result<(), String> {
+    pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
         match self.net {
-            Some(net) if !hane_nn::same_game(&net, rules) => Err(format!(
+            Some(net) if !hane_nn::same_game(&net, rules) => Err(Invalid(format!(
                 "the loaded net plays only {net} (komi and the turn cap may change), not {rules}"
-            )),
+            ))),
             _ => Ok(()),
         }
     }
@@ -104,7 +105,7 @@ impl Brain {
     /// Searches and plays on `game` one whole turn of the side to move (two decisions for a
     /// Sligo turn), returning its actions; nothing when the game is over. With `cleanup`
     /// (Go), it does not pass while the opponent still has dead stones on the board.
-    pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, String> {
+    pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, PlayError> {
         let c = game.to_move();
         let mut next = game.clone();
         let cfg = SearchConfig::for_board(next.geo().size());
@@ -130,7 +131,7 @@ impl Brain {
                 }
             }
             actions.push(a);
-            next.play(a).map_err(|e| e.to_string())?;
+            next.play(a)?;
         }
         *game = next;
         Ok(actions)
@@ -284,7 +285,7 @@ impl Engine {
         turn_to(&mut next, c)?;
         let start = next.clone();
         // Empty when the implied pass reached the turn cap: the game ended, `c` passes.
-        let actions = self.brain.play_turn(&mut next, cleanup)?;
+        let actions = self.brain.play_turn(&mut next, cleanup).map_err(|e| e.to_string())?;
         self.commit_move(next);
         Ok(Turn::name_of(&start, &actions))
     }

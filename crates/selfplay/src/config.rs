@@ -6,7 +6,7 @@
 //! visits), so a typo is an error naming the key instead of an abort or a hang. Fractions
 //! are in 0..=1, and NaN or infinity is never in range.
 
-use hane_engine::range::in_range;
+use hane_engine::range::{in_range, Invalid};
 use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, MAX_VISITS};
 use serde::{Deserialize, Serialize};
 
@@ -118,8 +118,10 @@ impl Default for SelfplayConfig {
 impl SelfplayConfig {
     /// Checks every value against the range in its doc comment; the message names the key,
     /// the value and the range.
-    pub fn validate(&self) -> Result<(), String> {
-        self.rules.parse::<hane_engine::Rules>().map_err(|e| format!("rules = {:?}: {e}", self.rules))?;
+    pub fn validate(&self) -> Result<(), Invalid> {
+        self.rules
+            .parse::<hane_engine::Rules>()
+            .map_err(|e| Invalid(format!("rules = {:?}: {e}", self.rules)))?;
         let visits = 1..=MAX_VISITS;
         in_range("threads", self.threads, 1..=1024)?;
         in_range("inference_threads", self.inference_threads, 1..=1024)?;
@@ -149,8 +151,8 @@ impl SelfplayConfig {
     }
 
     /// The parsed rules, with `max_turns` applied.
-    pub fn parsed_rules(&self) -> Result<hane_engine::Rules, String> {
-        let mut r: hane_engine::Rules = self.rules.parse().map_err(|e| format!("rules: {e}"))?;
+    pub fn parsed_rules(&self) -> Result<hane_engine::Rules, Invalid> {
+        let mut r: hane_engine::Rules = self.rules.parse().map_err(|e| Invalid(format!("rules: {e}")))?;
         if self.max_turns > 0 {
             r.cap = hane_engine::rules::MoveCap::Fixed(self.max_turns);
         }

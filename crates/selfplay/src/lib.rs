@@ -19,4 +19,4 @@ pub mod server;
 pub mod worker;
 
 pub use config::SelfplayConfig;
-pub use run::{run, Progress, RunSummary, MAX_GAMES};
+pub use run::{run, Progress, RunSummary, SelfplayError, MAX_GAMES};

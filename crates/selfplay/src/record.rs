@@ -4,7 +4,7 @@ use hane_data::features::encode;
 use hane_data::shard::Row;
 use hane_engine::rules::Variant;
 use hane_engine::score::{dead_stones, owners};
-use hane_engine::sgf::SgfGame;
+use hane_engine::sgf::{SgfError, SgfGame};
 use hane_engine::{Action, Color, Game, GameState, Outcome, Point};
 
 /// A position recorded during the game, waiting for the game's result.
@@ -114,9 +114,9 @@ fn blend(result: [f32; 3], search: [f32; 3], w: f32) -> [f32; 3] {
 }
 
 /// The SGF of a game given its actions (handicap none), with the result written as SGF `RE`.
-pub fn sgf(rules: hane_engine::Rules, actions: &[Action], end: Ending) -> Result<String, String> {
+pub fn sgf(rules: hane_engine::Rules, actions: &[Action], end: Ending) -> Result<String, SgfError> {
     let handicap: [Point; 0] = [];
-    let mut game = SgfGame::from_actions(rules, &handicap, actions).map_err(|e| e.to_string())?;
+    let mut game = SgfGame::from_actions(rules, &handicap, actions)?;
     game.result = Some(match (end.resigned, end.winner) {
         (Some(Color::Black), _) => "W+R".into(),
         (Some(Color::White), _) => "B+R".into(),
@@ -124,7 +124,7 @@ pub fn sgf(rules: hane_engine::Rules, actions: &[Action], end: Ending) -> Result
         (None, Outcome::Black) => format!("B+{}", end.margin_black.abs()),
         (None, Outcome::White) => format!("W+{}", end.margin_black.abs()),
     });
-    game.to_sgf().map_err(|e| e.to_string())
+    game.to_sgf()
 }
 
 #[cfg(test)]

@@ -11,8 +11,10 @@ use crate::record::{self, Ending, PendingRow};
 use crate::server::{EvaluatorFactory, Server, ServerStats};
 use crate::worker;
 use hane_data::shard;
+use hane_engine::range::{in_range, Invalid};
 use hane_engine::{Action, Color, GameState, Outcome, Rules};
 use std::collections::VecDeque;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -136,7 +138,7 @@ impl Shared {
                 shard::write_atomic(&self.shards.join(format!("{name}.npz")), &bytes)
                     .map_err(|e| e.to_string())?;
             }
-            let text = record::sgf(*game.rules(), actions, end)?;
+            let text = record::sgf(*game.rules(), actions, end).map_err(|e| e.to_string())?;
             shard::write_atomic(&self.sgfs.join(format!("{name}.sgf")), text.as_bytes())
                 .map_err(|e| e.to_string())
         })();
@@ -191,6 +193,38 @@ fn unfinished(sgf_dir: &Path, games: u64) -> VecDeque<u64> {
 /// front (80 MB at this limit), and ten million games is months of self-play on one machine.
 pub const MAX_GAMES: u64 = 10_000_000;
 
+/// Why self-play stopped before its games were played.
+#[derive(Debug)]
+pub enum SelfplayError {
+    /// A config value or argument that is not allowed.
+    Invalid(Invalid),
+    /// An output folder could not be made.
+    Io(PathBuf, std::io::Error),
+    /// A finished game could not be written (its shard or its SGF): the first such error.
+    Record(String),
+    /// A worker thread panicked.
+    Panicked,
+}
+
+impl fmt::Display for SelfplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelfplayError::Invalid(e) => write!(f, "{e}"),
+            SelfplayError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            SelfplayError::Record(e) => f.write_str(e),
+            SelfplayError::Panicked => f.write_str("a self-play worker panicked"),
+        }
+    }
+}
+
+impl std::error::Error for SelfplayError {}
+
+impl From<Invalid> for SelfplayError {
+    fn from(e: Invalid) -> SelfplayError {
+        SelfplayError::Invalid(e)
+    }
+}
+
 /// Plays `games` games (minus those an earlier run of the same job finished) into `out`.
 /// `source` names the evaluator in the shards' metadata. At most [`MAX_GAMES`].
 pub fn run(
@@ -201,16 +235,14 @@ pub fn run(
     source: &str,
     progress: Arc<Progress>,
     stop: Arc<AtomicBool>,
-) -> Result<RunSummary, String> {
+) -> Result<RunSummary, SelfplayError> {
     cfg.validate()?;
-    if games > MAX_GAMES {
-        return Err(format!("games = {games}: allowed 0..={MAX_GAMES}"));
-    }
+    in_range("games", games, 0..=MAX_GAMES)?;
     let rules = cfg.parsed_rules()?;
     let shards = out.join("shards");
     let sgfs = out.join("sgf");
     for d in [&shards, &sgfs] {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        std::fs::create_dir_all(d).map_err(|e| SelfplayError::Io(d.to_path_buf(), e))?;
         remove_stale_temporaries(d);
     }
     let todo = unfinished(&sgfs, games);
@@ -247,10 +279,10 @@ pub fn run(
     }
     drop(servers);
     if panicked {
-        return Err("a self-play worker panicked".into());
+        return Err(SelfplayError::Panicked);
     }
     if let Some(e) = shared.errors.lock().expect("errors lock").first() {
-        return Err(e.clone());
+        return Err(SelfplayError::Record(e.clone()));
     }
     let p = &progress;
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);

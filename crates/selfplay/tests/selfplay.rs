@@ -6,7 +6,7 @@ use hane_engine::sgf::SgfGame;
 use hane_engine::Game;
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
-use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig};
+use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig, SelfplayError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ fn uniform() -> EvaluatorFactory {
 }
 
 /// Plays `games` games with the uniform evaluator into `out`.
-fn play_uniform(cfg: &SelfplayConfig, games: u64, out: &Path) -> Result<RunSummary, String> {
+fn play_uniform(cfg: &SelfplayConfig, games: u64, out: &Path) -> Result<RunSummary, SelfplayError> {
     run(cfg, games, out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
 }
 
@@ -232,7 +232,7 @@ fn bad_configs_are_refused() {
         (SelfplayConfig { opening_moves: -1.0, ..SelfplayConfig::default() }, "opening_moves"),
         (SelfplayConfig { fork_prob: 2.0, ..SelfplayConfig::default() }, "fork_prob"),
     ] {
-        let e = play_uniform(&cfg, 1, &out).unwrap_err();
+        let e = play_uniform(&cfg, 1, &out).unwrap_err().to_string();
         assert!(e.contains(needle), "{e}");
     }
 }

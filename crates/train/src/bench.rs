@@ -94,7 +94,7 @@ pub fn bench(
     steps: u64,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<BenchReport, TrainError> {
-    let rules = cfg.validate().map_err(TrainError::Config)?;
+    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let tmp = TempDir(std::env::temp_dir().join(format!("hane-bench-train-{}-{nanos}", std::process::id())));

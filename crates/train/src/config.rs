@@ -8,7 +8,7 @@
 //! naming the key instead of memory growing until the process is killed, and NaN or infinity
 //! is never in range.
 
-use hane_engine::range::in_range;
+use hane_engine::range::{in_range, Invalid};
 use hane_engine::Rules;
 use hane_nn::{LossWeights, NetShape};
 use serde::{Deserialize, Serialize};
@@ -17,20 +17,20 @@ use serde::{Deserialize, Serialize};
 pub const MAX_STEPS: u64 = 1_000_000_000;
 
 /// `Ok` when `0 < v <= max`.
-fn positive(key: &str, v: f64, max: f64) -> Result<(), String> {
+fn positive(key: &str, v: f64, max: f64) -> Result<(), Invalid> {
     if v > 0.0 && v <= max {
         Ok(())
     } else {
-        Err(format!("{key} = {v}: allowed above 0, up to {max}"))
+        Err(Invalid(format!("{key} = {v}: allowed above 0, up to {max}")))
     }
 }
 
 /// `Ok` when `0 <= v < 1`.
-fn below_one(key: &str, v: f64) -> Result<(), String> {
+fn below_one(key: &str, v: f64) -> Result<(), Invalid> {
     if (0.0..1.0).contains(&v) {
         Ok(())
     } else {
-        Err(format!("{key} = {v}: allowed 0 up to (not including) 1"))
+        Err(Invalid(format!("{key} = {v}: allowed 0 up to (not including) 1")))
     }
 }
 
@@ -182,9 +182,10 @@ impl Default for TrainConfig {
 impl TrainConfig {
     /// Checks every value against the range in its doc comment (the message names the key,
     /// the value and the range) and returns the parsed rule set.
-    pub fn validate(&self) -> Result<Rules, String> {
-        let rules: Rules = self.rules.parse().map_err(|e| format!("rules = {:?}: {e}", self.rules))?;
-        self.net.validate().map_err(|e| format!("net.{e}"))?;
+    pub fn validate(&self) -> Result<Rules, Invalid> {
+        let rules: Rules =
+            self.rules.parse().map_err(|e| Invalid(format!("rules = {:?}: {e}", self.rules)))?;
+        self.net.validate().map_err(|e| Invalid(format!("net.{e}")))?;
         for (key, v) in [
             ("steps", self.steps),
             ("warmup_steps", self.warmup_steps),
@@ -276,11 +277,11 @@ mod tests {
         );
         assert!(parse("[loss_weights]\nvalue = 2.0\npolcy = 1.0").unwrap_err().contains("polcy"));
         assert!(TrainConfig { lr: 0.0, ..TrainConfig::default() }.validate().is_err());
-        let e = parse("weight_decay = nan").unwrap().validate().unwrap_err();
+        let e = parse("weight_decay = nan").unwrap().validate().unwrap_err().0;
         assert!(e.contains("weight_decay = NaN"), "{e}");
-        let e = parse("[net]\nchannels = 100000").unwrap().validate().unwrap_err();
+        let e = parse("[net]\nchannels = 100000").unwrap().validate().unwrap_err().0;
         assert!(e.contains("net.channels = 100000"), "{e}");
-        let e = parse("batch_size = 1000000000000").unwrap().validate().unwrap_err();
+        let e = parse("batch_size = 1000000000000").unwrap().validate().unwrap_err().0;
         assert!(e.contains("batch_size") && e.contains("65536"), "{e}");
     }
 

@@ -145,7 +145,7 @@ impl Optimizer {
 
     /// Restores the state from checkpoint tensors: every buffer must be present with its
     /// variable's shape (a checkpoint of the other optimiser is refused).
-    pub fn load_state(&mut self, tensors: &BTreeMap<String, Tensor>) -> Result<(), String> {
+    pub(crate) fn load_state(&mut self, tensors: &BTreeMap<String, Tensor>) -> Result<(), String> {
         let mine = format!("{OPTIMIZER_PREFIX}{}.", self.kind.name());
         if let Some(other) = tensors.keys().find(|k| k.starts_with(OPTIMIZER_PREFIX) && !k.starts_with(&mine))
         {

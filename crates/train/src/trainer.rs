@@ -220,7 +220,7 @@ impl Trainer {
     /// wins) and resumes from the newest checkpoint in `out_dir`, or builds a new network.
     /// A checkpoint of another rule set, net shape or optimizer is an error.
     pub fn open(cfg: &TrainConfig, data_dir: &Path, out_dir: &Path) -> Result<Trainer, TrainError> {
-        let rules = cfg.validate().map_err(TrainError::Config)?;
+        let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
         hane_nn::init_threads(cfg.threads);
         let device = hane_nn::device(&cfg.device)?;
         let ck_dir = out_dir.join("checkpoints");
@@ -271,7 +271,7 @@ impl Trainer {
         file_step: u64,
     ) -> Result<Trainer, TrainError> {
         let refuse = |m: String| TrainError::Checkpoint(ck.path.clone(), m);
-        ck.meta.check_rules(&rules).map_err(refuse)?;
+        ck.meta.check_rules(&rules).map_err(|e| refuse(e.0))?;
         if ck.meta.net.shape != cfg.net {
             return Err(refuse(format!(
                 "it holds a {:?} net, the config asks for {:?} (train into another folder to change the shape)",

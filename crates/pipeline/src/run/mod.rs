@@ -135,7 +135,7 @@ impl Run {
             }
         }
         write_file(&copy, text.as_bytes())?;
-        let rules = cfg.selfplay.parsed_rules().map_err(Error::Input)?;
+        let rules = cfg.selfplay.parsed_rules()?;
         let state = RunState::load(dir, &rules.to_string())?;
         Ok(Run { cfg, rules, dir: dir.to_path_buf(), state })
     }

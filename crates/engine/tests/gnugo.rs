@@ -18,17 +18,18 @@
 //! `HANE_GNUGO_MOVES` (moves per ko rule, default 10000) and `HANE_GNUGO_GAMES` (self-play games,
 //! default 5) make the runs bigger.
 
-#[path = "common/gtp.rs"]
-mod gtp;
+#[path = "common/gnugo.rs"]
+mod gnugo;
 
-use gtp::{gnugo_or_skip, Gtp};
+use gnugo::{gnugo_or_skip, start};
 use hane_engine::game::is_true_eye;
 use hane_engine::rng::Rng;
 use hane_engine::score;
 use hane_engine::{Action, Board, Color, Game, GameState, Geometry, PlayError, Point, Rules};
+use hane_eval::gtp::GtpEngine;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -80,7 +81,7 @@ fn replay(rules: &Rules, moves: &[String]) -> String {
 
 /// hane's legal placements for the side to move, after checking that they are exactly GNU Go's
 /// `all_legal`.
-fn check_legal(gtp: &mut Gtp, g: &GameState, moves: &[String]) -> BTreeSet<Point> {
+fn check_legal(gtp: &mut GtpEngine, g: &GameState, moves: &[String]) -> BTreeSet<Point> {
     let geo = g.geo();
     let me = g.to_move();
     let mut acts = Vec::new();
@@ -92,7 +93,7 @@ fn check_legal(gtp: &mut Gtp, g: &GameState, moves: &[String]) -> BTreeSet<Point
             _ => None,
         })
         .collect();
-    let theirs = vertices(geo, &gtp.ok(&format!("all_legal {}", word(me))));
+    let theirs = vertices(geo, &gtp.send(&format!("all_legal {}", word(me))).unwrap());
     if legal != theirs {
         let why: Vec<String> = legal
             .symmetric_difference(&theirs)
@@ -117,10 +118,10 @@ fn check_legal(gtp: &mut Gtp, g: &GameState, moves: &[String]) -> BTreeSet<Point
 }
 
 /// Checks that GNU Go's stones (`list_stones`) and prisoners (`captures`) equal hane's.
-fn check_board(gtp: &mut Gtp, g: &GameState, moves: &[String]) {
+fn check_board(gtp: &mut GtpEngine, g: &GameState, moves: &[String]) {
     let geo = g.geo();
     for c in [Color::Black, Color::White] {
-        let theirs = vertices(geo, &gtp.ok(&format!("list_stones {}", word(c))));
+        let theirs = vertices(geo, &gtp.send(&format!("list_stones {}", word(c))).unwrap());
         let ours = stones(g.board(), c);
         if ours != theirs {
             panic!(
@@ -133,13 +134,13 @@ fn check_board(gtp: &mut Gtp, g: &GameState, moves: &[String]) {
             );
         }
         // GNU Go's `captures c`: stones c has captured.
-        let n: u32 = gtp.ok(&format!("captures {}", word(c))).parse().unwrap();
+        let n: u32 = gtp.send(&format!("captures {}", word(c))).unwrap().parse().unwrap();
         assert_eq!(n, g.captured(c.opp()), "prisoners of {} differ\n{}", word(c), replay(g.rules(), moves));
     }
 }
 
 /// Plays `a` for the side to move in both engines and records it.
-fn play_both(gtp: &mut Gtp, g: &mut GameState, a: Action, moves: &mut Vec<String>) {
+fn play_both(gtp: &mut GtpEngine, g: &mut GameState, a: Action, moves: &mut Vec<String>) {
     let vertex = match a {
         Action::Place(p) => g.name(p),
         _ => "pass".to_string(),
@@ -148,7 +149,7 @@ fn play_both(gtp: &mut Gtp, g: &mut GameState, a: Action, moves: &mut Vec<String
     if let Err(e) = g.play(a) {
         panic!("hane refuses {gtp_move}: {e}\n{g}\n{}", replay(g.rules(), moves));
     }
-    if let Err(e) = gtp.cmd(&gtp_move) {
+    if let Err(e) = gtp.send(&gtp_move) {
         panic!("GNU Go refuses {gtp_move}: {e}\n{}", replay(g.rules(), moves));
     }
     moves.push(gtp_move);
@@ -178,8 +179,8 @@ struct Diff {
 /// Plays `budget` random moves in total (over as many games as it takes, board sizes
 /// cycling 5..=9) of the hane rule set `base` (no size) against GNU Go started with `args`,
 /// comparing legality before and board/prisoners after every move, and scores at natural ends.
-fn differential(gnugo: &PathBuf, base: &str, args: &[&str], seed: u64, budget: usize) -> Diff {
-    let mut gtp = Gtp::spawn(gnugo, args).expect("start GNU Go");
+fn differential(gnugo: &Path, base: &str, args: &[&str], seed: u64, budget: usize) -> Diff {
+    let mut gtp = start(gnugo, args);
     let mut rng = Rng::new(seed);
     let mut d = Diff::default();
     while d.moves < budget {
@@ -189,9 +190,9 @@ fn differential(gnugo: &PathBuf, base: &str, args: &[&str], seed: u64, budget: u
         shadow_rules.ko = hane_engine::rules::KoRule::Simple;
         d.games += 1;
         let geo = Geometry::new(size);
-        gtp.ok(&format!("boardsize {size}"));
-        gtp.ok("clear_board");
-        gtp.ok(&format!("komi {}", rules.komi));
+        gtp.send(&format!("boardsize {size}")).unwrap();
+        gtp.send("clear_board").unwrap();
+        gtp.send(&format!("komi {}", rules.komi)).unwrap();
         let mut g = GameState::new(rules);
         // The same moves under simple ko, to tell superko-only bans from simple ko bans.
         let mut shadow = GameState::new(shadow_rules);
@@ -261,13 +262,13 @@ fn differential(gnugo: &PathBuf, base: &str, args: &[&str], seed: u64, budget: u
         // own eye is finished enough for GNU Go's dead-stone estimate to see nothing dead.
         if g.passes() >= 2 && forced_passes >= 2 {
             d.natural_ends += 1;
-            let theirs = margin(&gtp.ok("final_score"));
+            let theirs = margin(&gtp.send("final_score").unwrap());
             let ours = g.score().margin_black();
             if theirs == ours {
                 d.scores_agree += 1;
             } else {
-                let dead = gtp.ok("final_status_list dead").replace('\n', " ");
-                let seki = gtp.ok("final_status_list seki").replace('\n', " ");
+                let dead = gtp.send("final_status_list dead").unwrap().replace('\n', " ");
+                let seki = gtp.send("final_status_list seki").unwrap().replace('\n', " ");
                 d.score_disagreements.push(format!(
                     "hane B{ours:+} vs GNU Go B{theirs:+} (GNU Go dead: [{dead}], seki: [{seki}])\n{}{}",
                     g,
@@ -365,18 +366,17 @@ struct DeadStats {
     version: String,
 }
 
-fn brainking_selfplay(gnugo: &PathBuf, games: usize, seed: u64) -> DeadStats {
-    let mut gtp = Gtp::spawn(gnugo, &["--mode", "gtp", "--level", "1", "--japanese-rules", "--never-resign"])
-        .expect("start GNU Go");
+fn brainking_selfplay(gnugo: &Path, games: usize, seed: u64) -> DeadStats {
+    let mut gtp = start(gnugo, &["--mode", "gtp", "--level", "1", "--japanese-rules", "--never-resign"]);
     let rules = Rules::preset("brainking").unwrap();
     let geo = Geometry::new(rules.size);
     let mut rng = Rng::new(seed);
-    let mut s = DeadStats { version: gtp.ok("version"), ..DeadStats::default() };
+    let mut s = DeadStats { version: gtp.send("version").unwrap(), ..DeadStats::default() };
     for game in 0..games {
-        gtp.ok(&format!("boardsize {}", rules.size));
-        gtp.ok("clear_board");
-        gtp.ok(&format!("komi {}", rules.komi));
-        gtp.ok(&format!("set_random_seed {}", seed as usize + game));
+        gtp.send(&format!("boardsize {}", rules.size)).unwrap();
+        gtp.send("clear_board").unwrap();
+        gtp.send(&format!("komi {}", rules.komi)).unwrap();
+        gtp.send(&format!("set_random_seed {}", seed as usize + game)).unwrap();
         let mut g = GameState::new(rules);
         let mut moves: Vec<String> = Vec::new();
         // A few random opening moves, so that the games differ more than GNU Go's seed makes them.
@@ -390,10 +390,10 @@ fn brainking_selfplay(gnugo: &PathBuf, games: usize, seed: u64) -> DeadStats {
                 acts.retain(|a| *a != Action::Pass);
                 let a = acts[rng.below(acts.len())];
                 let Action::Place(p) = a else { unreachable!() };
-                gtp.ok(&format!("play {} {}", word(me), geo.name(p)));
+                gtp.send(&format!("play {} {}", word(me), geo.name(p))).unwrap();
                 a
             } else {
-                let v = gtp.ok(&format!("genmove {}", word(me)));
+                let v = gtp.send(&format!("genmove {}", word(me))).unwrap();
                 if v.eq_ignore_ascii_case("pass") {
                     Action::Pass
                 } else {
@@ -415,9 +415,9 @@ fn brainking_selfplay(gnugo: &PathBuf, games: usize, seed: u64) -> DeadStats {
         assert!(g.is_over(), "GNU Go self-play did not end\n{g}");
         s.games += 1;
         s.moves += moves.len();
-        let theirs = vertices(geo, &gtp.ok("final_status_list dead"));
-        let seki = vertices(geo, &gtp.ok("final_status_list seki"));
-        let their_margin = margin(&gtp.ok("final_score"));
+        let theirs = vertices(geo, &gtp.send("final_status_list dead").unwrap());
+        let seki = vertices(geo, &gtp.send("final_status_list seki").unwrap());
+        let their_margin = margin(&gtp.send("final_score").unwrap());
         let b = g.board();
         let dead = score::dead_stones(&g, b);
         let again = score::dead_stones(&g, &b.clone());
@@ -528,11 +528,11 @@ fn scripted_ko_fight_matches_gnugo() {
         ("chinese,dead=none", &["--mode", "gtp", "--chinese-rules"][..]),
         ("ttakji,dead=none", &["--mode", "gtp", "--chinese-rules", "--positional-superko"][..]),
     ] {
-        let mut gtp = Gtp::spawn(&gnugo, args).expect("start GNU Go");
+        let mut gtp = start(&gnugo, args);
         let rules: Rules = format!("{base},size=5").parse().unwrap();
         let geo = Geometry::new(5);
-        gtp.ok("boardsize 5");
-        gtp.ok("clear_board");
+        gtp.send("boardsize 5").unwrap();
+        gtp.send("clear_board").unwrap();
         let mut g = GameState::new(rules);
         let mut moves = Vec::new();
         let mut bans = 0;

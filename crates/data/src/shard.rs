@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Version of the shard layout.
 pub const FORMAT_VERSION: u32 = 1;
@@ -265,16 +266,27 @@ pub fn encode(rows: &[Row], rules: &str, board_size: usize, games: usize, source
     npz::write(&all)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed and
-/// synced, then renamed.
+/// Writes `bytes` to `path` atomically, the one writer of every file hane keeps (shards, SGFs,
+/// checkpoints, configs, reports, plots): a temporary file in the same folder (its extension
+/// `tmp` with the process id and a counter, so concurrent writers never share one), flushed and
+/// synced, then renamed over `path`, so readers never see half a file. On failure (a full
+/// disk) the temporary file is removed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let io = |e| ShardError::Io(path.to_path_buf(), e);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(bytes).map_err(io)?;
-    f.sync_all().map_err(io)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io)
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(io)
 }
 
 /// Reads and fully validates a shard.
@@ -343,6 +355,27 @@ fn check(bytes: &[u8]) -> Result<Shard, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_whole_or_leaves_nothing_behind() {
+        let dir = std::env::temp_dir().join(format!("hane-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.json");
+        std::fs::write(&file, b"old").unwrap();
+        write_atomic(&file, b"new").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        // A rename that fails (the target is a folder) leaves no temporary file.
+        let folder = dir.join("taken");
+        std::fs::create_dir_all(&folder).unwrap();
+        assert!(write_atomic(&folder, b"x").is_err());
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn row(k: u8) -> Row {
         Row {

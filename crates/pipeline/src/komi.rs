@@ -19,7 +19,7 @@
 //! game, the solver at its next progress report), and nothing is written.
 
 use crate::players::{net, BoxedEvaluator};
-use crate::{write_json, Error, Stop};
+use crate::{write_file, write_json, Error, Stop};
 use hane_engine::{Komi, Rules};
 use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
 use hane_eval::logistic::{
@@ -299,8 +299,7 @@ pub fn chart(r: &KomiReport) -> Chart {
 pub fn write_report(r: &KomiReport, dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_json(&dir.join("komi.json"), r)?;
-    let png = dir.join("komi.png");
-    chart(r).write_png(&png).map_err(|e| Error::io(&png, e))
+    write_file(&dir.join("komi.png"), &chart(r).png())
 }
 
 #[cfg(test)]

@@ -1,16 +1,13 @@
 //! Line charts: the data model ([`Chart`], [`Series`], [`Style`]), the layout of title, axes and
 //! legend, and the rendering onto an [`Image`].
 
-use std::io;
-use std::path::Path;
-
 use crate::font::{self, draw_text, draw_text_up, text_height, text_width};
 use crate::raster::{Image, Rect, Rgb};
 use crate::ticks::{nice_ticks, Ticks};
 
-/// Width of [`Chart::write_png`]'s image, in pixels.
+/// Width of [`Chart::png`]'s image, in pixels.
 pub const DEFAULT_WIDTH: u32 = 800;
-/// Height of [`Chart::write_png`]'s image, in pixels.
+/// Height of [`Chart::png`]'s image, in pixels.
 pub const DEFAULT_HEIGHT: u32 = 500;
 
 const WHITE: Rgb = [255, 255, 255];
@@ -178,10 +175,10 @@ impl Chart {
         img
     }
 
-    /// Renders the chart at [`DEFAULT_WIDTH`] x [`DEFAULT_HEIGHT`] and writes it to `path` as a
-    /// PNG, atomically (see [`Image::write_png`]).
-    pub fn write_png(&self, path: &Path) -> io::Result<()> {
-        self.render(DEFAULT_WIDTH, DEFAULT_HEIGHT).write_png(path)
+    /// The chart rendered at [`DEFAULT_WIDTH`] x [`DEFAULT_HEIGHT`], as PNG bytes (to be written
+    /// with an atomic writer such as `hane_data::shard::write_atomic`).
+    pub fn png(&self) -> Vec<u8> {
+        self.render(DEFAULT_WIDTH, DEFAULT_HEIGHT).png()
     }
 
     /// Draws grid, reference lines, data, frame, ticks and axis labels.

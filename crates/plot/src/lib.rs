@@ -6,14 +6,15 @@
 //! lines, markers and error bars, and a hand-drawn 5x7 bitmap font. Plotting
 //! libraries usually find fonts through the system (fontconfig, font files), which CI machines
 //! and headless training boxes lack; with its own rasteriser and font this crate needs nothing
-//! but the `png` encoder, so `hane loop`, `hane komi` and `hane match` can write plots anywhere.
+//! but the `png` encoder, so `hane loop`, `hane komi` and `hane match` can draw plots anywhere.
+//! It returns PNG bytes; writing them (atomically) is the caller's.
 //!
 //! ```no_run
 //! use hane_plot::{Chart, Series};
 //! let elo = Series::markers("Elo", vec![(0.0, 0.0), (1.0, 35.0)]);
 //! let elo = elo.with_errors(vec![(0.0, 0.0), (20.0, 50.0)]);
 //! let chart = Chart::new("Elo per generation", "generation", "Elo (95% interval)").with_series(elo);
-//! chart.write_png(std::path::Path::new("elo.png"))?;
+//! std::fs::write("elo.png", chart.png())?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
@@ -61,55 +62,39 @@ mod tests {
     }
 
     #[test]
-    fn written_png_decodes_to_the_rendered_image() {
+    fn the_png_decodes_to_the_rendered_image() {
         let chart = komi_chart();
         let path = temp_path("komi.png");
-        chart.write_png(&path).unwrap();
+        std::fs::write(&path, chart.png()).unwrap();
         let (w, h, bytes) = decode(&path);
         assert_eq!((w, h), (DEFAULT_WIDTH, DEFAULT_HEIGHT));
         assert_eq!(bytes, chart.render(DEFAULT_WIDTH, DEFAULT_HEIGHT).as_rgb_bytes());
-        // Written atomically: no temporary file is left beside it.
-        let dir = std::fs::read_dir(path.parent().unwrap()).unwrap();
-        let stem = path.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(!dir.flatten().any(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.contains(&stem) && n.ends_with(".tmp")
-        }));
         std::fs::remove_file(&path).unwrap();
-    }
-
-    #[test]
-    fn write_png_replaces_an_existing_file_and_reports_bad_paths() {
-        let path = temp_path("replace.png");
-        std::fs::write(&path, b"old").unwrap();
-        Chart::default().render(33, 17).write_png(&path).unwrap();
-        assert_eq!(decode(&path).0, 33);
-        std::fs::remove_file(&path).unwrap();
-        assert!(Chart::default().write_png(&temp_path("no-such-dir").join("x.png")).is_err());
-        assert!(Chart::default().write_png(std::path::Path::new("/")).is_err());
+        let small = temp_path("small.png");
+        std::fs::write(&small, Chart::default().render(33, 17).png()).unwrap();
+        assert_eq!(decode(&small).0, 33);
+        std::fs::remove_file(&small).unwrap();
     }
 
     /// Writes a sample of each kind of chart hane draws into the temp folder, for a look by eye.
     #[test]
     fn sample_charts() {
         let dir = std::env::temp_dir();
-        komi_chart().write_png(&dir.join("hane-plot-sample.png")).unwrap();
+        std::fs::write(dir.join("hane-plot-sample.png"), komi_chart().png()).unwrap();
         let gens: Vec<f64> = (0..25).map(f64::from).collect();
         let elo: Vec<(f64, f64)> = gens.iter().map(|&g| (g, 400.0 * (1.0 - (-g / 8.0).exp()))).collect();
         let err = elo.iter().map(|&(g, e)| (e - 30.0 - g, e + 30.0 + g)).collect();
-        Chart::new("Elo per generation", "generation", "Elo (95% interval)")
-            .with_series(Series::new("Elo vs generation 0", elo, Style::LineAndMarkers).with_errors(err))
-            .write_png(&dir.join("hane-plot-sample-elo.png"))
-            .unwrap();
+        let chart = Chart::new("Elo per generation", "generation", "Elo (95% interval)")
+            .with_series(Series::new("Elo vs generation 0", elo, Style::LineAndMarkers).with_errors(err));
+        std::fs::write(dir.join("hane-plot-sample-elo.png"), chart.png()).unwrap();
         let steps: Vec<f64> = (0..400).map(|s| f64::from(s) * 250.0).collect();
         let loss = |a: f64, b: f64| -> Vec<(f64, f64)> {
             steps.iter().map(|&s| (s, a + b * (-s / 20000.0).exp() + 0.05 * (s / 700.0).sin())).collect()
         };
-        Chart::new("Training losses", "step", "loss")
+        let chart = Chart::new("Training losses", "step", "loss")
             .with_series(Series::line("policy", loss(1.6, 2.0)))
             .with_series(Series::line("value", loss(0.55, 0.4)))
-            .with_series(Series::line("score", loss(0.2, 0.9)))
-            .write_png(&dir.join("hane-plot-sample-loss.png"))
-            .unwrap();
+            .with_series(Series::line("score", loss(0.2, 0.9)));
+        std::fs::write(dir.join("hane-plot-sample-loss.png"), chart.png()).unwrap();
     }
 }

@@ -4,10 +4,7 @@
 //! Shape coordinates are in pixel-centre space: pixel `(i, j)` covers the square around the point
 //! `(i, j)`, so a segment from `(0, 0)` to `(10, 0)` runs through the centres of row 0.
 
-use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// An RGB colour, 8 bits per channel.
 pub type Rgb = [u8; 3];
@@ -91,29 +88,11 @@ impl Image {
         writer.finish().map_err(io::Error::other)
     }
 
-    /// Writes the image as a PNG to `path` atomically: the bytes go to a temporary file in the
-    /// same folder, which is then renamed over `path`, so readers never see half a file.
-    pub fn write_png(&self, path: &Path) -> io::Result<()> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "PNG path has no file name"))?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        // Process id and a counter keep concurrent writers (other processes, other threads) apart.
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        tmp_name.push(format!(".{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-        let tmp = path.with_file_name(tmp_name);
-        let result = (|| {
-            let file = fs::File::create(&tmp)?;
-            let mut buf = io::BufWriter::new(file);
-            self.encode_png(&mut buf)?;
-            buf.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+    /// The image as PNG bytes.
+    pub fn png(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        self.encode_png(&mut bytes).expect("encoding into memory does not fail");
+        bytes
     }
 
     /// The whole image as a rectangle.

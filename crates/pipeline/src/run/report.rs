@@ -4,7 +4,7 @@
 //! latest estimate).
 
 use super::state::RunState;
-use crate::{komi, write_json, Error};
+use crate::{komi, write_file, write_json, Error};
 use hane_eval::elo::Rating;
 use hane_plot::{Chart, Series};
 use serde::Serialize;
@@ -57,8 +57,7 @@ fn rows(st: &RunState) -> Vec<Row<'_>> {
 
 /// Writes `chart` as the PNG file `name` in `dir`.
 fn write_png(chart: &Chart, dir: &Path, name: &str) -> Result<(), Error> {
-    let path = dir.join(name);
-    chart.write_png(&path).map_err(|e| Error::io(&path, e))
+    write_file(&dir.join(name), &chart.png())
 }
 
 /// Writes `summary.json` and the plots.

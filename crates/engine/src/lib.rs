@@ -12,6 +12,7 @@
 pub mod action;
 pub mod board;
 pub mod game;
+pub mod komi_domain;
 pub mod perft;
 pub mod playout;
 pub mod point;
@@ -27,6 +28,7 @@ mod zobrist;
 pub use action::Action;
 pub use board::{Board, Color};
 pub use game::{Game, GameState, Phase, PlayError};
+pub use komi_domain::KomiDomain;
 pub use point::{Dir, Geometry, Point};
 pub use rules::{Komi, Rules, RulesError};
 pub use score::{Outcome, Score};

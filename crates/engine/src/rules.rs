@@ -230,19 +230,6 @@ impl Rules {
         Ok(())
     }
 
-    /// The komi values these rules are played with, as `(offset, step)` in half-points (the
-    /// values are `offset + step * i`): Loose even integers (`RULES.md` §3), territory
-    /// scoring halves (no ties, as on BrainKing), every other area-scored rule set integers
-    /// (a tie is a real result, as on Ttakji). Komi randomisation and the komi estimators stay
-    /// on these values.
-    pub fn komi_progression(&self) -> (i32, i32) {
-        match (self.variant, self.scoring) {
-            (Variant::Loose, _) => (0, 4),
-            (_, Scoring::Territory) => (1, 2),
-            _ => (0, 2),
-        }
-    }
-
     /// The turn limit for this board size, after which the game is scored as it stands.
     pub fn max_turns(&self) -> u32 {
         let area = u32::from(self.size) * u32::from(self.size);

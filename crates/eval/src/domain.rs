@@ -1,77 +1,19 @@
-//! Komi domains and exact fair komi.
-//!
-//! A rule set only allows some komi values (`RULES.md`): `ttakji` integers (a tie is a real
-//! result), `brainking` halves (3.5, 4.5, ...: no ties), Loose even integers (ties are broken
-//! against the last placer). A domain is an arithmetic progression in half-points, which lets
-//! the estimators bisect over it by index.
+//! The exact fair komi of a solved game, within the rule set's komi domain
+//! ([`hane_engine::KomiDomain`]).
 //!
 //! Solved values use one encoding throughout the crate: `value = 4 * margin + tie`, where
 //! `margin` is Black's count minus White's without komi and `tie` is +1 (-1) when an equal
 //! count is won by Black (White), as in Loose, and 0 where an equal count is a draw. Black
 //! wins at komi `k` exactly when `value > 4 * k`, and draws when `value == 4 * k`.
 
-use hane_engine::{Komi, Rules};
+use hane_engine::KomiDomain;
 use serde::{Deserialize, Serialize};
-
-/// The komi values a rule set allows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum KomiDomain {
-    /// ..., -1, 0, 1, 2, ... (`ttakji`; area scoring in general, so that a draw is possible).
-    Integers,
-    /// ..., -0.5, 0.5, 1.5, ... (`brainking` and territory scoring: no draws).
-    Halves,
-    /// ..., -2, 0, 2, 4, ... (Loose).
-    EvenIntegers,
-}
-
-impl KomiDomain {
-    /// The domain of a rule set ([`Rules::komi_progression`]).
-    pub fn of(rules: &Rules) -> KomiDomain {
-        match rules.komi_progression() {
-            (0, 4) => KomiDomain::EvenIntegers,
-            (1, 2) => KomiDomain::Halves,
-            _ => KomiDomain::Integers,
-        }
-    }
-
-    /// (offset, step) in half-points: the members are `offset + step * i`.
-    fn progression(self) -> (i64, i64) {
-        match self {
-            KomiDomain::Integers => (0, 2),
-            KomiDomain::Halves => (1, 2),
-            KomiDomain::EvenIntegers => (0, 4),
-        }
-    }
-
-    /// The `i`-th member (member 0 is 0, or 0.5 for halves).
-    pub fn nth(self, i: i64) -> Komi {
-        let (offset, step) = self.progression();
-        Komi((offset + step * i) as i32)
-    }
-
-    /// The index of a member, or of the largest member below a non-member.
-    pub fn index_floor(self, k: Komi) -> i64 {
-        let (offset, step) = self.progression();
-        (i64::from(k.0) - offset).div_euclid(step)
-    }
-
-    /// Whether the domain holds `k`.
-    pub fn contains(self, k: Komi) -> bool {
-        self.nth(self.index_floor(k)) == k
-    }
-
-    /// The member nearest to `points`; halfway between two members, the smaller one.
-    pub fn nearest(self, points: f64) -> Komi {
-        let (offset, step) = self.progression();
-        let y = (2.0 * points - offset as f64) / step as f64;
-        self.nth((y - 0.5).ceil() as i64)
-    }
-}
 
 /// The exact fair komi of a solved game within a domain.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FairKomi {
-    /// The domain searched.
+    /// The domain searched (serialised by its name).
+    #[serde(with = "domain_name")]
     pub domain: KomiDomain,
     /// The komi at which perfect play draws, when the domain holds it.
     pub draw: Option<f64>,
@@ -101,32 +43,32 @@ impl FairKomi {
     }
 }
 
+/// [`KomiDomain`] in JSON: its name, as in reports written before it moved to the engine.
+pub(crate) mod domain_name {
+    use hane_engine::KomiDomain;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    const NAMES: [(KomiDomain, &str); 3] = [
+        (KomiDomain::Integers, "Integers"),
+        (KomiDomain::Halves, "Halves"),
+        (KomiDomain::EvenIntegers, "EvenIntegers"),
+    ];
+
+    pub fn serialize<S: Serializer>(d: &KomiDomain, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(NAMES.iter().find(|(x, _)| x == d).map_or("Integers", |(_, n)| n))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<KomiDomain, D::Error> {
+        let name = String::deserialize(d)?;
+        NAMES.iter().find(|(_, n)| *n == name).map(|(x, _)| *x).ok_or_else(|| {
+            serde::de::Error::custom(format!("komi domain {name:?}: allowed Integers, Halves, EvenIntegers"))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn domains_follow_the_rules() {
-        let d = |s: &str| KomiDomain::of(&s.parse().unwrap());
-        assert_eq!(d("ttakji"), KomiDomain::Integers);
-        assert_eq!(d("brainking"), KomiDomain::Halves);
-        assert_eq!(d("loose"), KomiDomain::EvenIntegers);
-        assert_eq!(d("sligo"), KomiDomain::Integers);
-    }
-
-    #[test]
-    fn members_and_rounding() {
-        assert_eq!(KomiDomain::Halves.nth(3), Komi(7));
-        assert_eq!(KomiDomain::EvenIntegers.nth(-1), Komi(-4));
-        assert!(KomiDomain::Halves.contains(Komi(-1)));
-        assert!(!KomiDomain::Halves.contains(Komi(2)));
-        assert!(!KomiDomain::EvenIntegers.contains(Komi(2)));
-        assert_eq!(KomiDomain::Integers.nearest(6.5), Komi(12));
-        assert_eq!(KomiDomain::Integers.nearest(6.6), Komi(14));
-        assert_eq!(KomiDomain::Halves.nearest(7.0), Komi(13));
-        assert_eq!(KomiDomain::EvenIntegers.nearest(-3.0), Komi(-8));
-        assert_eq!(KomiDomain::EvenIntegers.index_floor(Komi(-2)), -1);
-    }
 
     #[test]
     fn fair_komi_per_domain() {

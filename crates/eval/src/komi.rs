@@ -20,8 +20,8 @@
 //! (reusing those evaluations), for charts and for checking the estimate by eye: the
 //! bisection alone leaves gaps exactly where a reader wants to see the curve fall.
 
-use crate::domain::KomiDomain;
 use hane_engine::rules::{Scoring, Variant};
+use hane_engine::KomiDomain;
 use hane_engine::{Komi, Rules};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -52,6 +52,7 @@ impl<F: FnMut(Komi) -> Eval> Evaluator for F {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KomiSearch {
     /// The komi values searched.
+    #[serde(with = "crate::domain::domain_name")]
     pub domain: KomiDomain,
     /// Komi in points to start from (rounded into the domain).
     pub start: f64,

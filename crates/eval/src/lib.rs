@@ -30,4 +30,4 @@ pub mod referee;
 pub mod search_komi;
 pub mod solver;
 
-pub use domain::{FairKomi, KomiDomain};
+pub use domain::FairKomi;

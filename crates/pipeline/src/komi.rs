@@ -192,9 +192,9 @@ pub fn komi_report(
     })
 }
 
-/// Five komi values around `center`, 2 points apart (snapped into the domain).
+/// Five komi values around `center`, 2 points apart (rounded into the domain).
 fn sweep_values(rules: &Rules, center: f64) -> Vec<Komi> {
-    let domain = hane_eval::KomiDomain::of(rules);
+    let domain = hane_engine::KomiDomain::of(rules);
     let mut v: Vec<Komi> = (-2..=2).map(|d| domain.nearest(center + 2.0 * f64::from(d))).collect();
     v.dedup();
     v

@@ -13,7 +13,7 @@
 
 use hane_engine::rng::Rng;
 use hane_engine::rules::Komi;
-use hane_engine::Rules;
+use hane_engine::{KomiDomain, Rules};
 
 /// How each game's komi is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,26 +24,21 @@ pub struct KomiDraw {
     pub wide: f32,
 }
 
-/// The nearest komi of the rules' domain ([`Rules::komi_progression`]) to `k` half-points.
-pub fn snap(r: &Rules, k: f64) -> Komi {
-    let (offset, step) = r.komi_progression();
-    let n = ((k - f64::from(offset)) / f64::from(step)).round();
-    Komi(offset + n as i32 * step)
-}
-
 /// The domain members a wide draw takes: every member within the board's area of 0, and one
 /// more step on each side (a player cannot win by more than the area).
 pub fn wide_range(r: &Rules) -> Vec<Komi> {
-    let (offset, step) = r.komi_progression();
+    let domain = KomiDomain::of(r);
     let area = 2 * i32::from(r.size) * i32::from(r.size);
-    // Members are offset + n·step; the smallest within -area and the largest within area.
-    let lowest = (-area - offset).div_euclid(step) + i32::from((-area - offset).rem_euclid(step) != 0);
-    let highest = (area - offset).div_euclid(step);
-    (lowest - 1..=highest + 1).map(|n| Komi(offset + n * step)).collect()
+    // The largest member within the area, and the smallest one within minus the area.
+    let highest = domain.index_floor(Komi(area));
+    let below = domain.index_floor(Komi(-area));
+    let lowest = if domain.contains(Komi(-area)) { below } else { below + 1 };
+    (lowest - 1..=highest + 1).map(|n| domain.nth(n)).collect()
 }
 
 /// A komi for one game: with probability `d.wide` uniform over [`wide_range`], else a normal
-/// draw around the rules' komi with `d.stdev` points, snapped to the domain.
+/// draw around the rules' komi with `d.stdev` points, rounded to the nearest member of the
+/// domain ([`KomiDomain::nearest`]).
 pub fn randomise(r: &Rules, d: KomiDraw, rng: &mut Rng) -> Komi {
     if d.wide > 0.0 && rng.unit() < f64::from(d.wide) {
         let range = wide_range(r);
@@ -56,7 +51,7 @@ pub fn randomise(r: &Rules, d: KomiDraw, rng: &mut Rng) -> Komi {
     let u1 = rng.unit().max(1e-12);
     let u2 = rng.unit();
     let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-    snap(r, f64::from(r.komi.0) + 2.0 * f64::from(d.stdev) * z)
+    KomiDomain::of(r).nearest(r.komi.as_f64() + f64::from(d.stdev) * z)
 }
 
 #[cfg(test)]

@@ -49,9 +49,10 @@ mod search;
 mod symmetry;
 mod table;
 
-use crate::domain::{FairKomi, KomiDomain};
+use crate::domain::FairKomi;
 use crate::komi::{Eval, Evaluator};
 use hane_engine::rules::{Scoring, Variant};
+use hane_engine::KomiDomain;
 use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -301,7 +301,7 @@ fn gen_name(g: u32) -> String {
 /// The komi a generation's self-play is centred on: the newest estimate of the generations
 /// before it, or `None` (the config's komi) before the first. An estimate is kept within the
 /// range wide komi draws cover (the board's area and one domain step), which the net has
-/// been trained on, and snapped into the rule set's domain.
+/// been trained on, and rounded into the rule set's domain.
 fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
     let range = hane_selfplay::komi::wide_range(rules);
     let (lo, hi) = (range[0].as_f64(), range[range.len() - 1].as_f64());
@@ -309,7 +309,7 @@ fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
         .iter()
         .rev()
         .find_map(|g| g.komi.as_ref())
-        .map(|k| hane_eval::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
+        .map(|k| hane_engine::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
 }
 
 /// Rows in the shards under `dir` (0 for unreadable shards, which the trainer skips too).

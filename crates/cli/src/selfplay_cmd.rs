@@ -71,7 +71,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
         Some(m) => {
             let rules = cfg.parsed_rules().map_err(Failure::input)?;
             let fac = model_factory(m, rules, cfg.batch_size)
-                .map_err(|e| Failure::input(format!("--model {}", Failure::from(e).message)))?;
+                .map_err(|e| Failure::input(format!("--model {e}")))?;
             (fac, m.display().to_string())
         }
         None => (named_factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),

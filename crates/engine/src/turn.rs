@@ -120,7 +120,10 @@ impl Turn {
         for a in firsts {
             match a {
                 Action::Pass => {}
-                Action::Place(p) => turns.push(([key(p)[0], key(p)[1], 0, 0, 0, 0], Turn::Place(p))),
+                Action::Place(p) => {
+                    let [x, y] = key(p);
+                    turns.push(([x, y, 0, 0, 0, 0], Turn::Place(p)));
+                }
                 Action::NoSlide | Action::Slide(..) => {
                     let mut next = g.clone();
                     next.play_unchecked(a);

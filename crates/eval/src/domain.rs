@@ -48,21 +48,23 @@ pub(crate) mod domain_name {
     use hane_engine::KomiDomain;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    const NAMES: [(KomiDomain, &str); 3] = [
-        (KomiDomain::Integers, "Integers"),
-        (KomiDomain::Halves, "Halves"),
-        (KomiDomain::EvenIntegers, "EvenIntegers"),
-    ];
-
     pub fn serialize<S: Serializer>(d: &KomiDomain, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(NAMES.iter().find(|(x, _)| x == d).map_or("Integers", |(_, n)| n))
+        s.serialize_str(match d {
+            KomiDomain::Integers => "Integers",
+            KomiDomain::Halves => "Halves",
+            KomiDomain::EvenIntegers => "EvenIntegers",
+        })
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<KomiDomain, D::Error> {
-        let name = String::deserialize(d)?;
-        NAMES.iter().find(|(_, n)| *n == name).map(|(x, _)| *x).ok_or_else(|| {
-            serde::de::Error::custom(format!("komi domain {name:?}: allowed Integers, Halves, EvenIntegers"))
-        })
+        match String::deserialize(d)?.as_str() {
+            "Integers" => Ok(KomiDomain::Integers),
+            "Halves" => Ok(KomiDomain::Halves),
+            "EvenIntegers" => Ok(KomiDomain::EvenIntegers),
+            other => Err(serde::de::Error::custom(format!(
+                "komi domain {other:?}: allowed Integers, Halves, EvenIntegers"
+            ))),
+        }
     }
 }
 

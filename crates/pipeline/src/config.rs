@@ -65,6 +65,9 @@ pub struct LoopConfig {
     /// player, generation 0's net and, for the Go rule sets, GNU Go at `anchor_gnugo_level`
     /// (0: no matches; 0..=100000).
     pub anchor_games: u32,
+    /// Anchor matches after every this many generations, and always after the last one
+    /// (1..=100000; 1: every generation).
+    pub anchor_every: u32,
     /// Visits per move of hane's players in anchor matches (1..=1000000; 0 only without
     /// anchor matches).
     pub anchor_visits: u32,
@@ -89,6 +92,7 @@ impl Default for LoopConfig {
             komi_visits: 400,
             samples_per_row: 0.0,
             anchor_games: 0,
+            anchor_every: 1,
             anchor_visits: 64,
             anchor_gnugo_level: None,
             anchor_opening_turns: 2,
@@ -105,6 +109,7 @@ impl LoopConfig {
         in_range("games", self.games, 1..=hane_selfplay::MAX_GAMES)?;
         in_range("gate_games", self.gate_games, 0..=MAX_MATCH_GAMES)?;
         in_range("anchor_games", self.anchor_games, 0..=MAX_MATCH_GAMES)?;
+        in_range("anchor_every", self.anchor_every, 1..=100_000)?;
         in_range("gate_visits", self.gate_visits, 1..=MAX_VISITS)?;
         in_range("komi_visits", self.komi_visits, 0..=MAX_VISITS)?;
         let least = u32::from(self.anchor_games > 0);

@@ -5,10 +5,13 @@
 //!   shards. A new or changed shard is read once and fully validated; a shard of another
 //!   game, board size or encoder version stops training with a clear error (the folder is
 //!   wrong), a corrupt one, or one with a NaN, infinite or out-of-range value
-//!   ([`hane_data::shard`]), is skipped with a warning that names it. The window is the newest shards (by
-//!   modification time, then name) holding [`TrainConfig::window_rows`] rows of the total —
-//!   KataGo's growing window. Shards are drawn from it in path order, not time order, so a
-//!   seeded run draws the same rows whatever order parallel games wrote their shards in.
+//!   ([`hane_data::shard`]), is skipped with a warning that names it. The window is the newest shards holding
+//!   [`TrainConfig::window_rows`] rows of the total (KataGo's growing window). Newest means
+//!   a folder at a time, folders ranked by the modification time of their newest shard and
+//!   the shards of a folder by name, newest last (self-play names them by game number): a
+//!   shard's own time only says which parallel game happened to finish first. Shards are
+//!   drawn from the window in path order, so a seeded run draws the same rows whatever order
+//!   parallel games wrote their shards in.
 //! * **Shuffle.** A buffer of up to `shuffle_rows` rows is refilled with whole shards drawn
 //!   from the window in proportion to their rows; each batch takes rows at random out of
 //!   the buffer. So rows of one game are spread over many batches, and memory stays bounded
@@ -210,9 +213,18 @@ impl Worker {
             };
             self.seen.insert(p, Seen { modified, len: md.len(), rows });
         }
-        let mut valid: Vec<(&PathBuf, &Seen, usize)> =
-            self.seen.iter().filter_map(|(p, s)| s.rows.map(|n| (p, s, n))).collect();
-        valid.sort_by(|a, b| (b.1.modified, b.0).cmp(&(a.1.modified, a.0)));
+        let mut valid: Vec<(&PathBuf, SystemTime, usize)> =
+            self.seen.iter().filter_map(|(p, s)| s.rows.map(|n| (p, s.modified, n))).collect();
+        // Newest first, a folder at a time: folders by their newest shard, the shards of one
+        // folder by name (a self-play run numbers its games), never by their own times, which
+        // follow how parallel games happened to finish.
+        let mut folders: HashMap<&Path, SystemTime> = HashMap::new();
+        for (p, t, _) in &valid {
+            let newest = folders.entry(p.parent().unwrap_or(Path::new(""))).or_insert(*t);
+            *newest = (*newest).max(*t);
+        }
+        let recency = |p: &PathBuf| (folders[p.parent().unwrap_or(Path::new(""))], p.clone());
+        valid.sort_by_cached_key(|v| std::cmp::Reverse(recency(v.0)));
         let total: usize = valid.iter().map(|v| v.2).sum();
         let want = self.cfg.window_rows(total);
         let mut chosen = Vec::new();

@@ -61,3 +61,43 @@ fn batches_do_not_depend_on_the_order_shards_were_written_in() {
     };
     assert_ne!(first, a[0]);
 }
+
+#[test]
+fn a_sliding_window_takes_the_newest_folder_then_the_highest_names_whatever_the_shard_times() {
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let tmp = Temp::new("loader-window-order");
+    // Two generations of three 4-row shards; the window holds 13 of the 24 rows, so it takes
+    // the newer generation and one shard of the older.
+    let older = write_shards(&tmp.0.join("gen-000"), &rules, 3, 4, 3).unwrap();
+    let newer = write_shards(&tmp.0.join("gen-001"), &rules, 3, 4, 4).unwrap();
+    let paths: Vec<PathBuf> = older.iter().chain(&newer).cloned().collect();
+    let cfg = TrainConfig {
+        batch_size: 4,
+        shuffle_rows: 8,
+        augment: false,
+        window_min_rows: 8,
+        ..tiny("ttakji,size=5")
+    };
+    let net = NetConfig::new(&rules, cfg.net);
+    let window = |order: &[usize]| {
+        stamp(&paths, order);
+        let mut loader = Loader::start(&cfg, rules, net, &tmp.0, 9);
+        loop {
+            match loader.recv() {
+                Message::Window(w) => break w,
+                Message::Failed(e) => panic!("{e}"),
+                _ => {}
+            }
+        }
+    };
+    let w = window(&[0, 1, 2, 3, 4, 5]);
+    assert_eq!((w.total_rows, w.window_shards, w.window_rows), (24, 4, 16), "{w:?}");
+    // Within each generation the games finished in another order: the same window.
+    assert_eq!(window(&[2, 0, 1, 5, 3, 4]), w);
+    let a = first_batches(&cfg, rules, &tmp.0, 6);
+    stamp(&paths, &[1, 2, 0, 4, 5, 3]);
+    assert!(first_batches(&cfg, rules, &tmp.0, 6) == a, "the same batches whatever the shard times");
+    // Only the older generation's highest-numbered shard is in it: without it the batches differ.
+    std::fs::remove_file(&older[2]).unwrap();
+    assert!(first_batches(&cfg, rules, &tmp.0, 6) != a, "the window's shards decide the batches");
+}

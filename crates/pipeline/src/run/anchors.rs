@@ -1,9 +1,10 @@
-//! Elo against fixed anchors: after each generation the best net plays a match of a fixed
-//! number of games against each anchor (generation 0's player, hane's search without a net;
-//! generation 0's net, which shows improvement after the first net has left the search without
-//! a net far behind; GNU Go at a stated level for the Go rule sets), with the same settings,
-//! komi and openings in every generation, so the per-generation ratings are comparable and no
-//! match stops early on a lucky streak. Each match is resumable game by game like the gate.
+//! Elo against fixed anchors: after each generation (or every few and the last, the config's
+//! `anchor_every`) the best net plays a match of a fixed number of games against each anchor
+//! (generation 0's player, hane's search without a net; generation 0's net, which shows
+//! improvement after the first net has left the search without a net far behind; GNU Go at a
+//! stated level for the Go rule sets), with the same settings, komi and openings every time,
+//! so the per-generation ratings are comparable and no match stops early on a lucky streak.
+//! Each match is resumable game by game like the gate.
 
 use super::matches::{play_parallel, PlayerPair};
 use super::state::BASELINE;
@@ -73,6 +74,8 @@ pub struct AnchorMatch {
 pub struct AnchorSettings {
     /// Games per anchor match.
     pub games: u32,
+    /// Anchor matches after every this many generations, and after the last.
+    pub every: u32,
     /// Visits per move of hane's players (the net and the baseline).
     pub visits: u32,
     /// GNU Go's level as an anchor for the Go rule sets (`None`: no GNU Go).
@@ -88,6 +91,12 @@ pub struct AnchorSettings {
 }
 
 impl AnchorSettings {
+    /// Whether generation `g` of a run of `generations` plays anchor matches: every
+    /// [`AnchorSettings::every`]-th generation and the last.
+    pub fn due(&self, g: u32, generations: u32) -> bool {
+        (g + 1) % self.every == 0 || g + 1 >= generations
+    }
+
     /// The anchors that `best` plays in a run of `rules` whose generation 0 trained
     /// `first_net` (`None` before it has): none while the best player is the baseline itself,
     /// and never the best net against itself.
@@ -178,6 +187,7 @@ mod tests {
     fn gnugo_anchors_only_the_go_rule_sets_and_no_net_plays_itself() {
         let s = AnchorSettings {
             games: 2,
+            every: 1,
             visits: 8,
             gnugo_level: Some(10),
             opening_turns: 2,
@@ -200,5 +210,23 @@ mod tests {
         assert_eq!(names(none.anchors(&go, first, later)), vec!["uniform", "gen-000"]);
         let off = AnchorSettings { games: 0, ..none };
         assert!(off.anchors(&go, first, later).is_empty());
+    }
+
+    #[test]
+    fn anchors_every_few_generations_and_after_the_last() {
+        let s = AnchorSettings {
+            games: 2,
+            every: 3,
+            visits: 8,
+            gnugo_level: None,
+            opening_turns: 2,
+            komi: None,
+            seed: 1,
+            threads: 1,
+        };
+        let due: Vec<u32> = (0..10).filter(|&g| s.due(g, 10)).collect();
+        assert_eq!(due, vec![2, 5, 8, 9]);
+        let every = AnchorSettings { every: 1, ..s };
+        assert!((0..10).all(|g| every.due(g, 10)));
     }
 }

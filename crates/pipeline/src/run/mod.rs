@@ -191,6 +191,9 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
     }
     let anchor_settings = anchor_settings(cfg);
     let anchors_due = |st: &RunState| {
+        if !anchor_settings.due(g, cfg.pipeline.generations) {
+            return Vec::new();
+        }
         let first = st.generations[0].candidate().map(str::to_string);
         anchor_settings.anchors(&rules, first.as_deref(), &st.best_after(i + 1))
     };
@@ -284,6 +287,7 @@ fn anchor_settings(cfg: &ConfigFile) -> anchors::AnchorSettings {
     let lc = &cfg.pipeline;
     anchors::AnchorSettings {
         games: lc.anchor_games,
+        every: lc.anchor_every,
         visits: lc.anchor_visits,
         gnugo_level: lc.anchor_gnugo_level,
         opening_turns: lc.anchor_opening_turns,

@@ -54,4 +54,32 @@ impl Rng {
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// A standard normal draw (Box-Muller from two uniform draws; the pair's second value is
+    /// dropped, which keeps the generator free of a cached half).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.unit(); // in (0, 1]: the logarithm stays finite
+        let u2 = self.unit();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_draws_have_mean_zero_and_variance_one() {
+        let mut rng = Rng::new(7);
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
+        assert!(xs.iter().all(|x| x.is_finite()));
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        let within = xs.iter().filter(|x| x.abs() < 1.0).count() as f64 / n as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.02, "variance {var}");
+        // 68.3% of a standard normal lies within one deviation.
+        assert!((within - 0.6827).abs() < 0.005, "{within}");
+    }
 }

@@ -4,8 +4,45 @@
 
 use crate::gtp::{GtpEngine, GtpError};
 use hane_engine::rules::Variant;
-use hane_engine::{Action, Color, Game, GameState, Outcome, Rules};
+use hane_engine::score::dead_stones;
+use hane_engine::{Action, Color, Game, GameState, Outcome, PlayError, Rules};
 use hane_mcts::{Evaluator, Search, SearchConfig};
+
+/// Searches `game` with `visits` visits per decision and returns the whole turn of the side
+/// to move (two decisions for a Sligo turn; nothing when the game is over), each decision
+/// the most visited action of a search seeded with `seed` and the turn number. With `cleanup`
+/// (Go) it does not pass while the opponent still has dead stones on the board: the move a
+/// GTP engine must make before a referee that removes no dead stones.
+pub fn search_turn<E: Evaluator<GameState>>(
+    evaluator: &mut E,
+    game: &GameState,
+    visits: u32,
+    seed: u64,
+    cleanup: bool,
+) -> Result<Vec<Action>, PlayError> {
+    let c = game.to_move();
+    let mut next = game.clone();
+    let cfg = SearchConfig::for_board(next.geo().size());
+    let mut actions = Vec::new();
+    while !next.is_over() && (actions.is_empty() || next.to_move() == c) {
+        let mut search = Search::new(next.clone(), cfg, seed ^ u64::from(next.turns()));
+        search.run(evaluator, visits, 8);
+        let mut a = search.select_action(0.0);
+        if cleanup && a == Action::Pass && next.rules().variant == Variant::Go {
+            let b = next.board();
+            let dead = dead_stones(&next, b);
+            if next.geo().points().any(|p| dead.contains(p) && b.color(p) == Some(c.opp())) {
+                let moves = search.root_children().into_iter().filter(|s| s.action != Action::Pass);
+                if let Some(best) = moves.max_by_key(|s| s.visits) {
+                    a = best.action;
+                }
+            }
+        }
+        actions.push(a);
+        next.play(a)?;
+    }
+    Ok(actions)
+}
 
 /// Someone who chooses moves.
 pub trait Player {
@@ -41,18 +78,9 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
     }
 
     fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
-        let me = g.to_move();
-        let mut state = g.clone();
-        let mut turn = Vec::new();
-        while state.to_move() == me && !state.is_over() {
-            self.seed = self.seed.wrapping_add(1);
-            let mut s = Search::new(state.clone(), SearchConfig::for_board(state.geo().size()), self.seed);
-            s.run(&mut self.evaluator, self.visits, 8);
-            let a = s.select_action(0.0);
-            state.play(a).map_err(|e| GtpError(format!("search chose an illegal action: {e}")))?;
-            turn.push(a);
-        }
-        Ok(turn)
+        self.seed = self.seed.wrapping_add(1);
+        search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
+            .map_err(|e| GtpError(format!("search chose an illegal action: {e}")))
     }
 
     fn observe(&mut self, _: &GameState, _: &[Action]) -> Result<(), GtpError> {

@@ -8,14 +8,6 @@
 
 use hane_engine::rng::Rng;
 
-/// A standard normal draw (Box-Muller; one of the pair is discarded, which keeps the
-/// generator stateless).
-fn normal(rng: &mut Rng) -> f64 {
-    let u1 = 1.0 - rng.unit(); // in (0, 1]
-    let u2 = rng.unit();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
 /// A Gamma(shape, 1) draw, `shape > 0`.
 pub fn gamma(rng: &mut Rng, shape: f64) -> f64 {
     if shape < 1.0 {
@@ -25,7 +17,7 @@ pub fn gamma(rng: &mut Rng, shape: f64) -> f64 {
     let d = shape - 1.0 / 3.0;
     let c = 1.0 / (9.0 * d).sqrt();
     loop {
-        let x = normal(rng);
+        let x = rng.normal();
         let v = 1.0 + c * x;
         if v <= 0.0 {
             continue;

@@ -29,7 +29,8 @@ use hane_engine::rules::{Komi, Variant};
 use hane_engine::score::dead_stones;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Rules, Turn};
-use hane_mcts::{Evaluator, RolloutEvaluator, Search, SearchConfig};
+use hane_eval::referee::search_turn;
+use hane_mcts::{Evaluator, RolloutEvaluator};
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -102,38 +103,13 @@ impl Brain {
         }
     }
 
-    /// Searches and plays on `game` one whole turn of the side to move (two decisions for a
-    /// Sligo turn), returning its actions; nothing when the game is over. With `cleanup`
-    /// (Go), it does not pass while the opponent still has dead stones on the board.
+    /// Searches and plays on `game` one whole turn of the side to move
+    /// ([`hane_eval::referee::search_turn`]), returning its actions.
     pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, PlayError> {
-        let c = game.to_move();
-        let mut next = game.clone();
-        let cfg = SearchConfig::for_board(next.geo().size());
-        let mut actions = Vec::new();
-        while !next.is_over() && (actions.is_empty() || next.to_move() == c) {
-            let mut search = Search::new(next.clone(), cfg, self.seed ^ u64::from(next.turns()));
-            search.run(&mut self.evaluator, self.visits, 8);
-            let mut a = search.select_action(0.0);
-            // Cleanup phase: do not pass while the opponent still has stones that are dead.
-            if cleanup && a == Action::Pass && next.rules().variant == Variant::Go {
-                let b = next.board();
-                let dead = dead_stones(&next, b);
-                let opp_dead = next.geo().points().any(|p| dead.contains(p) && b.color(p) == Some(c.opp()));
-                if opp_dead {
-                    if let Some(best) = search
-                        .root_children()
-                        .into_iter()
-                        .filter(|s| s.action != Action::Pass)
-                        .max_by_key(|s| s.visits)
-                    {
-                        a = best.action;
-                    }
-                }
-            }
-            actions.push(a);
-            next.play(a)?;
+        let actions = search_turn(&mut self.evaluator, game, self.visits, self.seed, cleanup)?;
+        for &a in &actions {
+            game.play(a)?;
         }
-        *game = next;
         Ok(actions)
     }
 }

@@ -47,11 +47,7 @@ pub fn randomise(r: &Rules, d: KomiDraw, rng: &mut Rng) -> Komi {
     if d.stdev <= 0.0 {
         return r.komi;
     }
-    // Box-Muller.
-    let u1 = rng.unit().max(1e-12);
-    let u2 = rng.unit();
-    let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-    KomiDomain::of(r).nearest(r.komi.as_f64() + f64::from(d.stdev) * z)
+    KomiDomain::of(r).nearest(r.komi.as_f64() + f64::from(d.stdev) * rng.normal())
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! commands and their rules).
 
 use crate::Failure;
+use hane_engine::range::in_range;
 use hane_engine::Rules;
+use hane_mcts::MAX_VISITS;
 use hane_pipeline::gtp::{serve, Brain, Engine};
 use std::path::PathBuf;
 
@@ -31,8 +33,10 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules: Rules = a.rules.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
     let visits = match (a.visits, a.level.as_str()) {
-        (Some(v), _) if v > 0 => v,
-        (Some(_), _) => return Err(Failure::input("--visits must be at least 1")),
+        (Some(v), _) => {
+            in_range("--visits", v, 1..=MAX_VISITS).map_err(Failure::input)?;
+            v
+        }
         (None, "easy") => 16,
         (None, "normal") => 128,
         (None, "hard") => 800,

@@ -28,7 +28,7 @@
 use crate::features::{ENCODER_VERSION, GLOBALS, KOMI_GLOBAL, KOMI_SCALE, PLANES};
 use crate::npz::{self, Array, Crc32, Dtype};
 use hane_engine::rules::MoveCap;
-use hane_engine::{Komi, Rules};
+use hane_engine::{Komi, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::io::Write;
@@ -59,6 +59,11 @@ pub struct Row {
     pub ownership: Vec<i8>,
 }
 
+/// The version of files that predate a stored version number.
+pub fn first_version() -> u32 {
+    1
+}
+
 /// The `meta` entry of a shard.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardMeta {
@@ -78,6 +83,10 @@ pub struct ShardMeta {
     pub globals: usize,
     /// Size of the action space (policy length).
     pub action_space: usize,
+    /// [`PolicyLayout::VERSION`] of the policy targets' order (shards written before it was
+    /// stored have none: version 1).
+    #[serde(default = "first_version")]
+    pub policy_layout: u32,
     /// Games whose positions are in this shard.
     pub games: usize,
     /// What produced the data (model name or evaluator).
@@ -256,6 +265,7 @@ pub fn encode(rows: &[Row], rules: &str, board_size: usize, games: usize, source
         planes: PLANES,
         globals: GLOBALS,
         action_space: m,
+        policy_layout: PolicyLayout::VERSION,
         games,
         source: source.into(),
         crc32: checksum(&arrays),

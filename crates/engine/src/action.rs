@@ -6,6 +6,7 @@
 //! action space bounded: `N*N` placements, pass, no-slide and `8*N*N` slides.
 
 use crate::point::{Dir, Geometry, Point};
+use crate::rules::{Rules, Variant};
 
 /// One decision (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,6 +68,54 @@ impl Action {
     }
 }
 
+/// The order of a policy's entries for one rule set and board size: what the net's policy
+/// output, the shards' policy targets and the trainer's symmetry maps must all agree on.
+///
+/// Entry [`Action::index`] holds the action: the `N*N` placements in dense point order, then
+/// pass; for Sligo also no-slide and the `8*N*N` slides, ordered by stone then direction. Go
+/// and Loose use the first `N*N + 1` entries only. Shards and checkpoints store
+/// [`PolicyLayout::VERSION`], and readers refuse another: change the version whenever this
+/// order changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyLayout {
+    geo: Geometry,
+    slides: bool,
+}
+
+impl PolicyLayout {
+    /// The version of this order.
+    pub const VERSION: u32 = 1;
+
+    /// The layout of `rules`'s game on its board.
+    pub fn of(rules: &Rules) -> PolicyLayout {
+        PolicyLayout { geo: Geometry::new(rules.size), slides: rules.variant == Variant::Sligo }
+    }
+
+    /// Number of entries.
+    pub fn len(self) -> usize {
+        if self.slides {
+            Action::space(self.geo.size())
+        } else {
+            self.geo.area() + 1
+        }
+    }
+
+    /// Whether the layout has no entries (never: every board has a pass).
+    pub fn is_empty(self) -> bool {
+        false
+    }
+
+    /// The entry of `a`, or `None` for an action this game does not have.
+    pub fn index(self, a: Action) -> Option<usize> {
+        Some(a.index(self.geo)).filter(|&i| i < self.len())
+    }
+
+    /// The action at entry `i`, or `None` past the end.
+    pub fn action(self, i: usize) -> Option<Action> {
+        Action::from_index(self.geo, i).filter(|_| i < self.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +128,22 @@ mod tests {
             assert_eq!(a.index(g), i);
         }
         assert_eq!(Action::from_index(g, Action::space(5)), None);
+    }
+
+    #[test]
+    fn a_layout_numbers_every_action_of_its_game_once() {
+        for (rules, len) in
+            [("ttakji,size=5", 26), ("loose,size=3", 10), ("sligo,size=4", 4 * 4 + 2 + 8 * 16)]
+        {
+            let l = PolicyLayout::of(&rules.parse().unwrap());
+            assert_eq!(l.len(), len, "{rules}");
+            for i in 0..l.len() {
+                assert_eq!(l.index(l.action(i).unwrap()), Some(i), "{rules}");
+            }
+            assert_eq!(l.action(l.len()), None);
+        }
+        let go = PolicyLayout::of(&"ttakji,size=5".parse().unwrap());
+        assert_eq!(go.index(Action::NoSlide), None, "Go has no slides");
+        assert_eq!(go.index(Action::Pass), Some(25));
     }
 }

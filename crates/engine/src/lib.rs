@@ -25,7 +25,7 @@ pub mod symmetry;
 pub mod turn;
 mod zobrist;
 
-pub use action::Action;
+pub use action::{Action, PolicyLayout};
 pub use board::{Board, Color};
 pub use game::{Game, GameState, Phase, PlayError};
 pub use komi_domain::KomiDomain;

@@ -7,7 +7,7 @@ use crate::elo::{self, Pairing, Rating, Wdl};
 use crate::gtp::GtpError;
 use crate::referee::{play_game, GameResult, Player};
 use hane_engine::rng::Rng;
-use hane_engine::{Action, Game, GameState, Rules};
+use hane_engine::{Action, Game, GameState, Rules, Turn};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -23,14 +23,15 @@ pub struct MatchSettings {
 }
 
 /// The random opening of the games `2i` and `2i + 1`: `turns` turns of uniformly random legal
-/// non-pass actions (fewer if the game would end), each turn as the actions that play it.
-pub fn opening(rules: &Rules, turns: u32, seed: u64) -> Vec<Vec<Action>> {
+/// non-pass actions (fewer if the game would end).
+pub fn opening(rules: &Rules, turns: u32, seed: u64) -> Vec<Turn> {
     let mut rng = Rng::new(seed ^ 0x6f70_656e_696e_6773);
     let mut g = GameState::new(*rules);
     let mut out = Vec::new();
     let mut legal = Vec::new();
     for _ in 0..turns {
         let me = g.to_move();
+        let before = g.clone();
         let mut turn = Vec::new();
         while !g.is_over() && g.to_move() == me {
             legal.clear();
@@ -46,7 +47,7 @@ pub fn opening(rules: &Rules, turns: u32, seed: u64) -> Vec<Vec<Action>> {
         if g.is_over() {
             return out;
         }
-        out.push(turn);
+        out.push(Turn::of_actions(&before, &turn).expect("a whole turn"));
     }
     out
 }
@@ -201,11 +202,9 @@ mod tests {
             assert_eq!(o, opening(&r, 3, 7));
             assert_eq!(o.len(), 3);
             let mut g = GameState::new(r);
-            for turn in &o {
+            for &turn in &o {
                 let me = g.to_move();
-                for &a in turn {
-                    g.play(a).unwrap();
-                }
+                turn.play(&mut g).unwrap();
                 assert_ne!(g.to_move(), me, "a whole turn");
             }
             let distinct: std::collections::HashSet<_> = (0..20).map(|s| opening(&r, 2, s)).collect();

@@ -5,7 +5,7 @@
 use crate::gtp::{GtpEngine, GtpError};
 use hane_engine::rules::Variant;
 use hane_engine::score::dead_stones;
-use hane_engine::{Action, Color, Game, GameState, Outcome, PlayError, Rules};
+use hane_engine::{Action, Color, Game, GameState, Outcome, PlayError, Rules, Turn};
 use hane_mcts::{Evaluator, Search, SearchConfig};
 
 /// Searches `game` with `visits` visits per decision and returns the whole turn of the side
@@ -50,10 +50,10 @@ pub trait Player {
     fn name(&self) -> String;
     /// Starts a new game.
     fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError>;
-    /// Chooses the next turn of `g.to_move()`, as the actions that play it.
-    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError>;
-    /// Learns the opponent's turn.
-    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError>;
+    /// Chooses the next turn of `g.to_move()`.
+    fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError>;
+    /// Learns the opponent's turn, played from `before`.
+    fn observe(&mut self, before: &GameState, turn: Turn) -> Result<(), GtpError>;
 }
 
 /// hane's search with an evaluator, playing in-process.
@@ -77,13 +77,14 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
         Ok(())
     }
 
-    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+    fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         self.seed = self.seed.wrapping_add(1);
-        search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
-            .map_err(|e| GtpError(format!("search chose an illegal action: {e}")))
+        let actions = search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
+            .map_err(|e| GtpError(format!("search chose an illegal action: {e}")))?;
+        Turn::of_actions(g, &actions).ok_or_else(|| GtpError(format!("search made no turn: {actions:?}")))
     }
 
-    fn observe(&mut self, _: &GameState, _: &[Action]) -> Result<(), GtpError> {
+    fn observe(&mut self, _: &GameState, _: Turn) -> Result<(), GtpError> {
         Ok(())
     }
 }
@@ -116,24 +117,20 @@ impl Player for GtpPlayer {
         Ok(())
     }
 
-    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+    fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         let reply = self.engine.send(&format!("genmove {}", letter(g.to_move())))?;
         let m = reply.trim().to_ascii_lowercase();
         if m == "pass" || m == "resign" {
             // Resignation is treated as a pass; hane's rules decide the game.
-            return Ok(vec![Action::Pass]);
+            return Ok(Turn::Pass);
         }
         let p = g.geo().parse(&m).map_err(|e| GtpError(format!("{}: {e}", self.name())))?;
-        Ok(vec![Action::Place(p)])
+        Ok(Turn::Place(p))
     }
 
-    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError> {
+    fn observe(&mut self, before: &GameState, turn: Turn) -> Result<(), GtpError> {
         let c = letter(before.to_move());
-        let mv = match turn {
-            [Action::Place(p)] => before.geo().name(*p),
-            _ => "pass".into(),
-        };
-        self.engine.send(&format!("play {c} {mv}")).map(|_| ())
+        self.engine.send(&format!("play {c} {}", turn.name(before.geo()))).map(|_| ())
     }
 }
 
@@ -156,26 +153,31 @@ pub struct GameResult {
     pub moves: Vec<String>,
 }
 
+/// Plays `turn` on `g` and returns its actions; on error `g` is unchanged.
+fn played(turn: Turn, g: &mut GameState) -> Result<Vec<Action>, PlayError> {
+    let actions = turn.actions(g)?;
+    turn.play(g)?;
+    Ok(actions)
+}
+
 /// Plays one game from the empty board; `black` moves first. The `opening` turns are played
 /// by the referee and shown to both players (see [`crate::arena::opening`]).
 pub fn play_game(
     rules: Rules,
     black: &mut dyn Player,
     white: &mut dyn Player,
-    opening: &[Vec<Action>],
+    opening: &[Turn],
 ) -> Result<GameResult, GtpError> {
     black.new_game(&rules)?;
     white.new_game(&rules)?;
     let mut g = GameState::new(rules);
     let mut moves = Vec::new();
-    for turn in opening {
+    for &turn in opening {
         let before = g.clone();
-        for &a in turn {
-            g.play(a).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
-        }
+        let actions = played(turn, &mut g).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
         black.observe(&before, turn)?;
         white.observe(&before, turn)?;
-        moves.extend(turn.iter().map(|a| a.name(g.geo())));
+        moves.extend(actions.iter().map(|a| a.name(g.geo())));
     }
     let mut forfeit = None;
     while !g.is_over() {
@@ -183,18 +185,14 @@ pub fn play_game(
             if g.to_move() == Color::Black { (&mut *black, &mut *white) } else { (&mut *white, &mut *black) };
         let turn = mover.choose(&g)?;
         let before = g.clone();
-        let mut next = g.clone();
-        let me = before.to_move();
-        let error = turn.iter().find_map(|&a| next.play(a).err());
-        let incomplete = !next.is_over() && next.to_move() == me;
-        if error.is_some() || turn.is_empty() || incomplete {
-            let why = error.map_or("an incomplete turn".to_string(), |e| e.to_string());
-            forfeit = Some(format!("{} ({}): {why}", mover.name(), letter(me)));
-            break;
+        match played(turn, &mut g) {
+            Ok(actions) => moves.extend(actions.iter().map(|a| a.name(g.geo()))),
+            Err(e) => {
+                forfeit = Some(format!("{} ({}): {e}", mover.name(), letter(before.to_move())));
+                break;
+            }
         }
-        other.observe(&before, &turn)?;
-        moves.extend(turn.iter().map(|a| a.name(g.geo())));
-        g = next;
+        other.observe(&before, turn)?;
     }
     let (winner, margin) = match &forfeit {
         Some(_) => {

@@ -24,7 +24,7 @@ use crate::NnError;
 use hane_data::features::ENCODER_VERSION;
 use hane_data::npz::Crc32;
 use hane_engine::range::Invalid;
-use hane_engine::Rules;
+use hane_engine::{PolicyLayout, Rules};
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -63,6 +63,10 @@ pub struct ModelMeta {
     pub format_version: u32,
     /// [`ENCODER_VERSION`] of the feature encoder the net was trained with.
     pub encoder_version: u32,
+    /// [`PolicyLayout::VERSION`] of the policy output's order (checkpoints written before it
+    /// was stored have none: version 1).
+    #[serde(default = "hane_data::shard::first_version")]
+    pub policy_layout: u32,
     /// Rule set the net plays (its string form; komi and turn cap do not matter).
     pub rules: String,
     /// Board size, action space, inputs and net shape.
@@ -75,6 +79,7 @@ impl ModelMeta {
         ModelMeta {
             format_version: FORMAT_VERSION,
             encoder_version: ENCODER_VERSION,
+            policy_layout: PolicyLayout::VERSION,
             rules: rules.to_string(),
             net,
         }
@@ -264,6 +269,14 @@ impl Checkpoint {
                 self.meta.encoder_version
             )));
         }
+        if self.meta.policy_layout != PolicyLayout::VERSION {
+            return Err(NnError::Mismatch(format!(
+                "{}: its policy has layout version {}, this build orders policies by version {}",
+                self.path.display(),
+                self.meta.policy_layout,
+                PolicyLayout::VERSION
+            )));
+        }
         let rules = self.meta.parsed_rules().map_err(|e| bad(e.0))?;
         self.meta.net.validate()?;
         if NetConfig::new(&rules, self.meta.net.shape) != self.meta.net {
@@ -381,6 +394,13 @@ mod tests {
         write(&other, &meta, &net.named_variables(), &BTreeMap::new()).unwrap();
         let msg = Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string();
         assert!(msg.contains("encoder version"), "{msg}");
+
+        // Another policy layout.
+        let mut meta = ModelMeta::new(&rules, *net.config());
+        meta.policy_layout += 1;
+        write(&other, &meta, &net.named_variables(), &BTreeMap::new()).unwrap();
+        let msg = Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string();
+        assert!(msg.contains("policy has layout version 2"), "{msg}");
 
         // A tensor of the wrong shape, a missing one, an alien one.
         let meta = ModelMeta::new(&rules, *net.config());

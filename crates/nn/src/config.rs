@@ -5,7 +5,7 @@
 use crate::NnError;
 use hane_data::features::{GLOBALS, PLANES};
 use hane_engine::range::Invalid;
-use hane_engine::{Action, Game, GameState, Rules};
+use hane_engine::{Action, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
 
 /// Most residual blocks: with [`MAX_CHANNELS`], a limit that keeps a damaged or hostile
@@ -98,7 +98,8 @@ impl NetShape {
 pub struct NetConfig {
     /// Board side.
     pub board_size: usize,
-    /// Length of the policy: `S*S + 1` for Go and Loose, [`Action::space`] for Sligo.
+    /// Length of the policy ([`PolicyLayout`]): `S*S + 1` for Go and Loose, [`Action::space`]
+    /// for Sligo.
     pub action_space: usize,
     /// Input feature planes ([`PLANES`]).
     pub planes: usize,
@@ -113,7 +114,7 @@ impl NetConfig {
     pub fn new(rules: &Rules, shape: NetShape) -> NetConfig {
         NetConfig {
             board_size: usize::from(rules.size),
-            action_space: GameState::new(*rules).action_space(),
+            action_space: PolicyLayout::of(rules).len(),
             planes: PLANES,
             globals: GLOBALS,
             shape,

@@ -292,6 +292,8 @@ impl Network {
         let global = g.apply(&ph.linear_out);
         let place = spatial.select(1, 0);
         let pass = global.narrow(1, 0, 1);
+        // The policy in `hane_engine::PolicyLayout` order: placements, pass, then for Sligo
+        // no-slide and the slides.
         let policy = if self.config.has_slides() {
             // Slides are indexed by stone then direction: N × 8 × S² → N × S² × 8 → N × 8S².
             let slides = spatial.narrow(1, 1, 8).transpose(1, 2).reshape([n, -1]);

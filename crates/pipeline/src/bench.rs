@@ -123,7 +123,7 @@ pub fn selfplay_rates(
         batch_size: batch,
         ..SelfplayConfig::default()
     };
-    cfg.validate().map_err(|e| Error::Input(format!("--rules: {e}")))?;
+    cfg.validate().map_err(|e| Error::Input(format!("rules: {e}")))?;
     let rules = cfg.parsed_rules()?;
     let dir = std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
     let _ = std::fs::remove_dir_all(&dir);

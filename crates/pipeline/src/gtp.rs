@@ -29,7 +29,7 @@ use hane_engine::rules::{Komi, Variant};
 use hane_engine::score::dead_stones;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Rules, Turn};
-use hane_eval::referee::search_turn;
+use hane_eval::referee::{search_turn, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator};
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
@@ -67,11 +67,10 @@ const COMMANDS: &[&str] = &[
 /// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
 /// shared by `hane gtp` and `hane play`.
 pub struct Brain {
-    evaluator: Box<dyn Evaluator<GameState>>,
+    /// The search, with the net or random rollouts.
+    player: SearchPlayer<Box<dyn Evaluator<GameState>>>,
     /// The rule set of the loaded net, if any: the only game it can evaluate.
     net: Option<Rules>,
-    visits: u32,
-    seed: u64,
 }
 
 impl Brain {
@@ -79,17 +78,17 @@ impl Brain {
     /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
     /// does not load or fit is an input error naming the file.
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
-        hane_engine::range::in_range("--visits", visits, 1..=hane_mcts::MAX_VISITS)?;
+        hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
                 let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-                    .map_err(|e| Error::Input(format!("--model {}: {e}", path.display())))?
+                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?
                     .with_random_symmetries();
                 (Box::new(ev), Some(rules))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
-        Ok(Brain { evaluator, net, visits, seed })
+        Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
     }
 
     /// An error message unless this brain can play games under `rules` (always, without a
@@ -106,7 +105,8 @@ impl Brain {
     /// Searches and plays on `game` one whole turn of the side to move
     /// ([`hane_eval::referee::search_turn`]), returning its actions.
     pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, PlayError> {
-        let actions = search_turn(&mut self.evaluator, game, self.visits, self.seed, cleanup)?;
+        let p = &mut self.player;
+        let actions = search_turn(&mut p.evaluator, game, p.visits, p.seed, cleanup)?;
         for &a in &actions {
             game.play(a)?;
         }

@@ -1,8 +1,9 @@
 //! hane's product logic above the libraries: the `hane loop` run of generations (self-play,
 //! training, gating, komi estimate, Elo anchors) resumable from its folder, the komi report
-//! of `hane komi`, the players named on a command line, and config files. The `hane` binary
-//! parses arguments, shows progress and maps [`Error`]s to exit codes; everything it runs is
-//! here, so it can be tested without spawning the binary.
+//! of `hane komi`, the players named on a command line, the GTP engine, a person's game
+//! against hane (`hane play`), and config files. The `hane` binary parses arguments, shows
+//! progress and maps [`Error`]s to exit codes; everything it runs is here, so it can be
+//! tested without spawning the binary.
 //!
 //! Long work takes a [`Stop`], polled at safe points, and reports progress through a
 //! callback ([`run::Event`]), as `hane_train::train` does.
@@ -12,6 +13,7 @@ pub mod config;
 mod error;
 pub mod gtp;
 pub mod komi;
+pub mod play;
 pub mod players;
 pub mod run;
 mod stop;

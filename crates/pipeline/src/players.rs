@@ -91,6 +91,6 @@ pub fn named_factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Error> {
     match name {
         "uniform" => Ok(Arc::new(|| Box::new(UniformEvaluator))),
         "rollout" => Ok(Arc::new(move || Box::new(RolloutEvaluator::new(seed)))),
-        _ => Err(Error::Input(format!("--evaluator {name:?}: allowed: uniform, rollout"))),
+        _ => Err(Error::Input(format!("evaluator {name:?}: allowed: uniform, rollout"))),
     }
 }

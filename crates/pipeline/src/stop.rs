@@ -4,7 +4,7 @@
 //! before each evaluation) and returns [`Error::Interrupted`].
 
 use crate::Error;
-use hane_engine::{Action, GameState, Rules};
+use hane_engine::{GameState, Rules, Turn};
 use hane_eval::gtp::GtpError;
 use hane_eval::referee::Player;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,14 +73,14 @@ impl Player for Stoppable<'_> {
         self.player.new_game(rules)
     }
 
-    fn choose(&mut self, g: &GameState) -> Result<Vec<Action>, GtpError> {
+    fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         if self.stop.requested() {
             return Err(GtpError("stopped".into()));
         }
         self.player.choose(g)
     }
 
-    fn observe(&mut self, before: &GameState, turn: &[Action]) -> Result<(), GtpError> {
+    fn observe(&mut self, before: &GameState, turn: Turn) -> Result<(), GtpError> {
         self.player.observe(before, turn)
     }
 }

@@ -27,7 +27,7 @@ use hane_data::features::{ENCODER_VERSION, GLOBALS, PLANES};
 use hane_data::shard::{self, Shard, ShardError, ShardMeta};
 use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
-use hane_engine::Rules;
+use hane_engine::{PolicyLayout, Rules};
 use hane_nn::{same_game, NetConfig};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -132,6 +132,13 @@ pub fn incompatibility(meta: &ShardMeta, rules: &Rules, net: &NetConfig) -> Opti
         return Some(format!(
             "feature encoder version {} ({} planes, {} globals); this build encodes version {ENCODER_VERSION} ({PLANES}, {GLOBALS})",
             meta.encoder_version, meta.planes, meta.globals
+        ));
+    }
+    if meta.policy_layout != PolicyLayout::VERSION {
+        return Some(format!(
+            "policy layout version {}; this build orders policies by version {}",
+            meta.policy_layout,
+            PolicyLayout::VERSION
         ));
     }
     if meta.board_size != net.board_size || meta.action_space != net.action_space {
@@ -389,5 +396,37 @@ impl Drop for Loader {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hane_nn::NetShape;
+
+    #[test]
+    fn a_shard_of_another_policy_layout_or_encoder_does_not_fit() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let net = NetConfig::new(&rules, NetShape::tiny());
+        let meta = ShardMeta {
+            format_version: shard::FORMAT_VERSION,
+            encoder_version: ENCODER_VERSION,
+            rules: rules.to_string(),
+            board_size: 5,
+            rows: 1,
+            planes: PLANES,
+            globals: GLOBALS,
+            action_space: net.action_space,
+            policy_layout: PolicyLayout::VERSION,
+            games: 1,
+            source: "test".into(),
+            crc32: 0,
+        };
+        assert_eq!(incompatibility(&meta, &rules, &net), None);
+        let other = ShardMeta { policy_layout: PolicyLayout::VERSION + 1, ..meta.clone() };
+        let why = incompatibility(&other, &rules, &net).unwrap();
+        assert!(why.contains("policy layout version 2"), "{why}");
+        let other = ShardMeta { encoder_version: ENCODER_VERSION + 1, ..meta };
+        assert!(incompatibility(&other, &rules, &net).unwrap().contains("encoder version"));
     }
 }

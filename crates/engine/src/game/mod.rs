@@ -576,10 +576,7 @@ impl Game for GameState {
     }
 
     fn action_space(&self) -> usize {
-        match self.rules.variant {
-            Variant::Sligo => Action::space(self.geo().size()),
-            _ => self.geo().area() + 1,
-        }
+        crate::PolicyLayout::of(&self.rules).len()
     }
 
     fn drop_premature_pass(&self, legal: &mut Vec<Action>) {

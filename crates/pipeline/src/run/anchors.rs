@@ -6,7 +6,7 @@
 //! so the per-generation ratings are comparable and no match stops early on a lucky streak.
 //! Each match is resumable game by game like the gate.
 
-use super::matches::{play_parallel, PlayerPair};
+use super::matches::{play_parallel, MatchFile, PlayerPair};
 use super::state::BASELINE;
 use super::Ctx;
 use crate::players::{net, player};
@@ -155,7 +155,8 @@ pub(super) fn play(
         Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1)?))
     };
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
-    let w = play_parallel(&rules, &players, &settings, games_file, s.threads, stop, on_game)?;
+    let m = MatchFile { rules: &rules, settings: &settings, file: games_file, stop };
+    let w = play_parallel(&m, &players, s.threads, on_game)?;
     Ok(AnchorMatch {
         anchor: anchor.name(),
         net: best.to_string(),

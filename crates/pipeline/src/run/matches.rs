@@ -15,28 +15,37 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 
-/// Plays the match of `a` against `b` from the games already in `file`, while `more` says so
-/// for `a`'s results so far, saving every game; returns `a`'s results. `on_game` hears the
+/// Where and how a match is played: its rules and settings, the file its games are saved to
+/// (and resumed from), and the run's stop request.
+pub struct MatchFile<'a> {
+    /// The rules of every game.
+    pub rules: &'a Rules,
+    /// Games, openings and seed.
+    pub settings: &'a MatchSettings,
+    /// The JSON file of the finished games.
+    pub file: &'a Path,
+    /// Abandons the games in flight before their next move.
+    pub stop: &'a Stop,
+}
+
+/// Plays the match of `a` against `b` from the games already in `m.file`, while `more` says
+/// so for `a`'s results so far, saving every game; returns `a`'s results. `on_game` hears the
 /// number of games and the results after each new one.
-#[allow(clippy::too_many_arguments)]
 pub fn play_resumable(
-    rules: &Rules,
-    a: &mut dyn Player,
-    b: &mut dyn Player,
-    settings: &MatchSettings,
-    file: &Path,
-    stop: &Stop,
+    m: &MatchFile,
+    (a, b): (&mut dyn Player, &mut dyn Player),
     more: &mut dyn FnMut(Wdl) -> bool,
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<Wdl, Error> {
-    let (mut games, mut w) = load(file)?;
+    let (mut games, mut w) = load(m.file)?;
+    let stop = m.stop;
     while more(w) {
         let i = games.len() as u32;
         let (a, b) = (&mut Stoppable { player: &mut *a, stop }, &mut Stoppable { player: &mut *b, stop });
-        let r = play_match_game(rules, a, b, settings, i).map_err(|e| stop.game_error(e))?;
+        let r = play_match_game(m.rules, a, b, m.settings, i).map_err(|e| stop.game_error(e))?;
         tally(&mut w, i, &r);
         games.push(r);
-        save(file, &games)?;
+        save(m.file, &games)?;
         on_game(i + 1, &w);
     }
     Ok(w)
@@ -45,18 +54,16 @@ pub fn play_resumable(
 /// The first player's pair of players for one thread of [`play_parallel`]: (first, second).
 pub type PlayerPair = (Box<dyn Player>, Box<dyn Player>);
 
-/// Plays the `settings.games` games of a match, resuming from `file`, on `threads` threads
-/// that each build their own players with `players`. Games are saved in order, so a rerun
-/// resumes after the longest finished prefix; returns the first player's results.
+/// Plays the `m.settings.games` games of a match, resuming from `m.file`, on `threads`
+/// threads that each build their own players with `players`. Games are saved in order, so a
+/// rerun resumes after the longest finished prefix; returns the first player's results.
 pub fn play_parallel(
-    rules: &Rules,
+    m: &MatchFile,
     players: &(dyn Fn() -> Result<PlayerPair, Error> + Sync),
-    settings: &MatchSettings,
-    file: &Path,
     threads: usize,
-    stop: &Stop,
     on_game: &mut dyn FnMut(u32, &Wdl),
 ) -> Result<Wdl, Error> {
+    let MatchFile { rules, settings, file, stop } = *m;
     let (mut games, mut w) = load(file)?;
     let next = AtomicU32::new(games.len() as u32);
     let left = settings.games.saturating_sub(games.len() as u32) as usize;
@@ -146,11 +153,9 @@ mod tests {
         let file = dir.join("m.json");
         let settings = MatchSettings { games: 5, opening_turns: 1, seed: 3 };
         let mut seen = Vec::new();
-        let w =
-            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &Stop::default(), &mut |n, _| {
-                seen.push(n)
-            })
-            .unwrap();
+        let stop = Stop::default();
+        let m = MatchFile { rules: &rules, settings: &settings, file: &file, stop: &stop };
+        let w = play_parallel(&m, &|| pair(&rules), 3, &mut |n, _| seen.push(n)).unwrap();
         assert_eq!(seen, vec![1, 2, 3, 4, 5], "progress in game order");
         assert_eq!(w.games(), 5);
         let (games, again) = load(&file).unwrap();
@@ -161,19 +166,13 @@ mod tests {
             assert_eq!(first_black, i % 2 == 0, "game {i}: {}", g.black);
         }
         let mut more = 0;
-        let w2 =
-            play_parallel(&rules, &|| pair(&rules), &settings, &file, 3, &Stop::default(), &mut |_, _| {
-                more += 1
-            })
-            .unwrap();
+        let w2 = play_parallel(&m, &|| pair(&rules), 3, &mut |_, _| more += 1).unwrap();
         assert_eq!((w2, more), (w, 0), "a finished match plays nothing more");
+        let six = MatchSettings { games: 6, ..settings };
         let e = play_parallel(
-            &rules,
+            &MatchFile { settings: &six, ..m },
             &|| Err(Error::Input("no players".into())),
-            &MatchSettings { games: 6, ..settings },
-            &file,
             2,
-            &Stop::default(),
             &mut |_, _| (),
         )
         .unwrap_err();

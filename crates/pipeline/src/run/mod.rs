@@ -50,6 +50,7 @@ use hane_eval::gate::{Decision, WinRateGate};
 use hane_eval::referee::SearchPlayer;
 use hane_mcts::UniformEvaluator;
 use hane_selfplay::server::EvaluatorFactory;
+use matches::MatchFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -470,13 +471,10 @@ fn gate(
     let settings = MatchSettings { games: lc.gate_games, opening_turns: lc.gate_opening_turns, seed };
     let rule = WinRateGate { games: lc.gate_games, threshold: lc.gate_threshold };
     on(Event::Match { games: lc.gate_games, side: "candidate" });
+    let m = MatchFile { rules, settings: &settings, file: &path, stop: cx.stop };
     let w = matches::play_resumable(
-        rules,
-        &mut cand,
-        &mut best,
-        &settings,
-        &path,
-        cx.stop,
+        &m,
+        (&mut cand, &mut best),
         &mut |w| rule.decide(w) == Decision::Continue,
         &mut |n, w| on(Event::Game { done: n, results: *w }),
     );

@@ -197,7 +197,10 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
             s.push(';');
         }
     } else if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
-        s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
+        // The chain of gates means something only where gates are played.
+        if g.gate.as_ref().is_some_and(|gate| gate.results.games() > 0) {
+            s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
+        }
     }
     match (&g.komi, &g.komi_error) {
         (Some(k), _) => s.push_str(&format!(" komi {:.2} (fair {})", k.estimate.crossing, k.estimate.fair)),
@@ -241,4 +244,39 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
         dir.join("summary.json").display()
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::state::{GateDone, Generation, TrainDone};
+    use super::*;
+    use hane_eval::elo::Wdl;
+
+    /// A run of `n` generations, each training a candidate that its gate (of `gate` results)
+    /// accepts.
+    fn run(n: u32, gate: Wdl) -> RunState {
+        let mut st = RunState { rules: "ttakji,size=5".into(), generations: Vec::new() };
+        for g in 0..n {
+            let mut gen = Generation::new(g, st.best_after(g as usize));
+            gen.train = Some(TrainDone {
+                step: 10,
+                candidate: format!("models/gen-{g:03}.safetensors"),
+                metrics: Default::default(),
+                seconds: 1.0,
+            });
+            gen.gate = Some(GateDone { results: gate, accepted: true, komi: None });
+            st.generations.push(gen);
+        }
+        st
+    }
+
+    #[test]
+    fn a_generation_line_rates_the_best_net_only_by_games_played() {
+        let ungated = run(2, Wdl::default());
+        let line = generation_line(&ungated, 1);
+        assert!(line.contains("gate 0-0-0 accepted") && !line.contains("Elo"), "{line}");
+        let gated = run(2, Wdl { wins: 7, draws: 0, losses: 3 });
+        let line = generation_line(&gated, 1);
+        assert!(line.contains("gate 7-0-3 accepted; best net Elo +"), "{line}");
+    }
 }

@@ -133,7 +133,7 @@ impl RunState {
             .map_err(|e| Error::Input(format!("{} is damaged: {e}", path.display())))?;
         if s.rules != rules {
             return Err(Error::Input(format!(
-                "{} holds a run of {}, but the config plays {rules}: use another --out",
+                "{} holds a run of {}, but the config plays {rules}: give the run another folder",
                 dir.display(),
                 s.rules
             )));

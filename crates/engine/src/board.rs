@@ -142,7 +142,7 @@ impl Heads {
 }
 
 /// A set of padded indices, as a fixed bitset (no allocation).
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub struct PointSet([u64; SLOTS.div_ceil(64)]);
 
 impl Default for PointSet {
@@ -1044,6 +1044,13 @@ impl Board {
     }
 }
 
+/// The board as drawn by its `Display`.
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "Board {}x{}\n{self}", self.geo.size(), self.geo.size())
+    }
+}
+
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const COLS: &str = "ABCDEFGHJKLMNOPQRST";
@@ -1064,6 +1071,7 @@ impl fmt::Display for Board {
 }
 
 /// Iterator over the stones of one chain.
+#[derive(Debug)]
 pub struct ChainIter<'a> {
     board: &'a Board,
     start: u16,

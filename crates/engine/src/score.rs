@@ -84,6 +84,7 @@ pub fn has_true_liberty(b: &Board, p: Point) -> bool {
 }
 
 /// Result of Benson's analysis for one colour.
+#[derive(Debug)]
 pub struct PassAlive {
     /// Stones of the colour that can never be captured, even if it always passes.
     pub stones: PointSet,

@@ -34,6 +34,7 @@ pub fn gnugo_program() -> String {
 }
 
 /// A running GTP engine.
+#[derive(Debug)]
 pub struct GtpEngine {
     name: String,
     child: Child,

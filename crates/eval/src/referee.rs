@@ -57,6 +57,7 @@ pub trait Player {
 }
 
 /// hane's search with an evaluator, playing in-process.
+#[derive(Debug)]
 pub struct SearchPlayer<E: Evaluator<GameState>> {
     /// Evaluator (a net, or a stand-in).
     pub evaluator: E,
@@ -90,6 +91,7 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
 }
 
 /// An external engine over GTP (Go rule sets only).
+#[derive(Debug)]
 pub struct GtpPlayer {
     /// The engine.
     pub engine: GtpEngine,

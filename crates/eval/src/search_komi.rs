@@ -25,6 +25,7 @@ use hane_engine::{Color, Game, GameState, Komi, Rules};
 use hane_mcts::{Search, SearchConfig};
 
 /// Deep searches from the empty board.
+#[derive(Debug)]
 pub struct SearchKomi<E: hane_mcts::Evaluator<GameState>> {
     /// The rules; komi is replaced by the one asked.
     pub rules: Rules,

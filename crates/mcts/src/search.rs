@@ -100,6 +100,17 @@ pub struct Search<G: Game> {
     tie_salt: u64,
 }
 
+/// The search's size and settings (the tree itself is left out).
+impl<G: Game> std::fmt::Debug for Search<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("cfg", &self.cfg)
+            .field("root_visits", &self.root_visits())
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<G: Game> Search<G> {
     /// A search from `root`; `seed` drives the root noise and move sampling.
     pub fn new(root: G, cfg: SearchConfig, seed: u64) -> Self {

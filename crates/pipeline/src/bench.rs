@@ -71,6 +71,7 @@ pub fn playout_rates(rules: Rules, seconds: f64, rounds: usize, seed: u64) -> Pl
 }
 
 /// What evaluates positions in a self-play benchmark.
+#[derive(Debug)]
 pub enum Source {
     /// `uniform` or `rollout`.
     Named(String),

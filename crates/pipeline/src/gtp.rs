@@ -73,6 +73,16 @@ pub struct Brain {
     net: Option<Rules>,
 }
 
+impl std::fmt::Debug for Brain {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("Brain")
+            .field("visits", &self.player.visits)
+            .field("seed", &self.player.seed)
+            .field("net", &self.net.map(|r| r.to_string()))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Brain {
     /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
     /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
@@ -116,6 +126,7 @@ impl Brain {
 
 /// The engine state between commands. Every command either succeeds or fails leaving this
 /// exactly as it was: a command works out the new state first and stores it last.
+#[derive(Debug)]
 pub struct Engine {
     rules: Rules,
     game: GameState,
@@ -125,6 +136,7 @@ pub struct Engine {
 }
 
 /// Outcome of one command: a response, or a request to quit after responding.
+#[derive(Debug)]
 pub enum Reply {
     /// `= ...`
     Ok(String),

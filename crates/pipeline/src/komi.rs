@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// How the empty board is evaluated.
+#[derive(Debug)]
 pub enum Method {
     /// Searches with a net.
     Net(PathBuf),

@@ -64,6 +64,12 @@ pub struct Stoppable<'a> {
     pub stop: &'a Stop,
 }
 
+impl std::fmt::Debug for Stoppable<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("Stoppable").field("player", &self.player.name()).field("stop", &self.stop).finish()
+    }
+}
+
 impl Player for Stoppable<'_> {
     fn name(&self) -> String {
         self.player.name()

@@ -8,6 +8,7 @@ use hane_engine::sgf::{SgfError, SgfGame};
 use hane_engine::{Action, Color, Game, GameState, Outcome, Point};
 
 /// A position recorded during the game, waiting for the game's result.
+#[derive(Debug)]
 pub struct PendingRow {
     /// Feature planes.
     pub planes: Vec<u8>,

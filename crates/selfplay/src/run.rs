@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Live counters, readable from another thread for a progress display.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Progress {
     /// Games finished in this process.
     pub games: AtomicU64,
@@ -96,6 +96,7 @@ impl std::fmt::Display for GameName {
 }
 
 /// State shared by the workers.
+#[derive(Debug)]
 pub struct Shared {
     /// The configuration.
     pub cfg: SelfplayConfig,

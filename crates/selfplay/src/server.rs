@@ -20,7 +20,7 @@ struct Job {
 }
 
 /// Counters of the inference threads (shared by those of one run).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct ServerStats {
     /// Positions evaluated.
     pub evals: AtomicU64,
@@ -31,6 +31,7 @@ pub struct ServerStats {
 }
 
 /// A running inference thread.
+#[derive(Debug)]
 pub struct Server {
     tx: Option<Sender<Job>>,
     thread: Option<JoinHandle<()>>,
@@ -96,6 +97,7 @@ fn serve(mut ev: Box<dyn Evaluator<GameState>>, rx: Receiver<Job>, batch: usize,
 }
 
 /// A worker's connection to the inference thread; an [`Evaluator`] like any other.
+#[derive(Debug)]
 pub struct ServerHandle {
     tx: Sender<Job>,
     reply: Sender<Vec<Evaluation>>,

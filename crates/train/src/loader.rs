@@ -351,6 +351,7 @@ impl Worker {
 
 /// The loader thread's handle: receive messages with [`Loader::recv`]; dropping it stops
 /// the thread.
+#[derive(Debug)]
 pub struct Loader {
     rx: Option<Receiver<Message>>,
     thread: Option<JoinHandle<()>>,

@@ -12,6 +12,7 @@ use hane_nn::tch::{Kind, Tensor};
 use hane_nn::Network;
 use std::collections::BTreeMap;
 
+#[derive(Debug)]
 struct Param {
     name: String,
     var: Tensor,
@@ -21,6 +22,7 @@ struct Param {
 }
 
 /// An optimiser bound to a network's trainable variables.
+#[derive(Debug)]
 pub struct Optimizer {
     kind: OptimizerKind,
     momentum: f64,

@@ -198,6 +198,7 @@ pub fn latest_checkpoint(out_dir: &Path) -> Option<PathBuf> {
 }
 
 /// A network, its optimiser and its position in the run.
+#[derive(Debug)]
 pub struct Trainer {
     cfg: TrainConfig,
     rules: Rules,

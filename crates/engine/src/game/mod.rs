@@ -602,6 +602,21 @@ impl Countable for GameState {
     }
 }
 
+/// The rules, the turn and the board (the history is left out).
+impl fmt::Debug for GameState {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("GameState")
+            .field("rules", &self.rules.to_string())
+            .field("to_move", &self.to_move)
+            .field("phase", &self.phase)
+            .field("turns", &self.turns)
+            .field("passes", &self.passes)
+            .field("over", &self.over)
+            .field("board", &self.board)
+            .finish_non_exhaustive()
+    }
+}
+
 impl fmt::Display for GameState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.board)?;

@@ -71,6 +71,7 @@ pub struct AnchorMatch {
 }
 
 /// How the anchor matches are played.
+#[derive(Debug)]
 pub struct AnchorSettings {
     /// Games per anchor match.
     pub games: u32,

@@ -17,6 +17,7 @@ use std::sync::mpsc::channel;
 
 /// Where and how a match is played: its rules and settings, the file its games are saved to
 /// (and resumed from), and the run's stop request.
+#[derive(Debug)]
 pub struct MatchFile<'a> {
     /// The rules of every game.
     pub rules: &'a Rules,

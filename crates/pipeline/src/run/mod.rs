@@ -55,6 +55,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What a run tells its caller while it works, in order.
+#[derive(Debug)]
 pub enum Event<'a> {
     /// A line for the user: a phase begins or ends, a result.
     Line(String),
@@ -93,6 +94,7 @@ pub enum Event<'a> {
 }
 
 /// A `hane loop` run: its config, rules, folder and what it has finished.
+#[derive(Debug)]
 pub struct Run {
     cfg: ConfigFile,
     rules: Rules,

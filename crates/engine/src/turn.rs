@@ -177,15 +177,16 @@ impl Turn {
         }
     }
 
-    /// Plays the turn on `g`; on error `g` is unchanged.
-    pub fn play(self, g: &mut GameState) -> Result<(), PlayError> {
+    /// Plays the turn on `g` and returns the actions that played it ([`Turn::actions`]); on
+    /// error `g` is unchanged.
+    pub fn play(self, g: &mut GameState) -> Result<Vec<Action>, PlayError> {
         let actions = self.actions(g)?;
         let mut next = g.clone();
-        for a in actions {
+        for &a in &actions {
             next.play(a)?;
         }
         *g = next;
-        Ok(())
+        Ok(actions)
     }
 
     /// GTP-style notation: `D4`, `pass`, `E5>F6+D4`.

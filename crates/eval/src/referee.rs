@@ -155,13 +155,6 @@ pub struct GameResult {
     pub moves: Vec<String>,
 }
 
-/// Plays `turn` on `g` and returns its actions; on error `g` is unchanged.
-fn played(turn: Turn, g: &mut GameState) -> Result<Vec<Action>, PlayError> {
-    let actions = turn.actions(g)?;
-    turn.play(g)?;
-    Ok(actions)
-}
-
 /// Plays one game from the empty board; `black` moves first. The `opening` turns are played
 /// by the referee and shown to both players (see [`crate::arena::opening`]).
 pub fn play_game(
@@ -176,7 +169,7 @@ pub fn play_game(
     let mut moves = Vec::new();
     for &turn in opening {
         let before = g.clone();
-        let actions = played(turn, &mut g).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
+        let actions = turn.play(&mut g).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
         black.observe(&before, turn)?;
         white.observe(&before, turn)?;
         moves.extend(actions.iter().map(|a| a.name(g.geo())));
@@ -187,7 +180,7 @@ pub fn play_game(
             if g.to_move() == Color::Black { (&mut *black, &mut *white) } else { (&mut *white, &mut *black) };
         let turn = mover.choose(&g)?;
         let before = g.clone();
-        match played(turn, &mut g) {
+        match turn.play(&mut g) {
             Ok(actions) => moves.extend(actions.iter().map(|a| a.name(g.geo()))),
             Err(e) => {
                 forfeit = Some(format!("{} ({}): {e}", mover.name(), letter(before.to_move())));

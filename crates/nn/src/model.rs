@@ -104,7 +104,7 @@ impl GlobalPool {
 
     /// The per-channel bias computed from the (already activated) block input `x`, N × C × 1 × 1.
     fn bias(&self, x: &Tensor, train: bool) -> Tensor {
-        let g = x.apply(&self.conv).apply_t(&self.bn, train).relu();
+        let g = x.apply(&self.conv).apply_t(&self.bn, train).relu_();
         let b = pool(&g, self.size).apply(&self.linear);
         let n = b.size()[0];
         b.view([n, -1, 1, 1])
@@ -136,13 +136,14 @@ impl Block {
 
 impl ModuleT for Block {
     fn forward_t(&self, x: &Tensor, train: bool) -> Tensor {
-        let a = x.apply_t(&self.bn1, train).relu();
+        let a = x.apply_t(&self.bn1, train).relu_();
         let mut h = a.apply(&self.conv1);
         if let Some(pool) = &self.pool {
             h += pool.bias(&a, train);
         }
-        let h = h.apply_t(&self.bn2, train).relu().apply(&self.conv2);
-        x + h
+        let mut h = h.apply_t(&self.bn2, train).relu_().apply(&self.conv2);
+        h += x;
+        h
     }
 }
 
@@ -282,13 +283,13 @@ impl Network {
         for b in &self.blocks {
             x = b.forward_t(&x, train);
         }
-        let x = x.apply_t(&self.trunk_bn, train).relu();
+        let x = x.apply_t(&self.trunk_bn, train).relu_();
 
         let ph = &self.policy;
-        let g = x.apply(&ph.conv_g).apply_t(&ph.bn_g, train).relu();
+        let g = x.apply(&ph.conv_g).apply_t(&ph.bn_g, train).relu_();
         let g = pool(&g, size);
         let p = x.apply(&ph.conv_p) + g.apply(&ph.linear_g).view([n, -1, 1, 1]);
-        let spatial = p.apply_t(&ph.bn_p, train).relu().apply(&ph.conv_out).view([n, -1, s * s]);
+        let spatial = p.apply_t(&ph.bn_p, train).relu_().apply(&ph.conv_out).view([n, -1, s * s]);
         let global = g.apply(&ph.linear_out);
         let place = spatial.select(1, 0);
         let pass = global.narrow(1, 0, 1);
@@ -303,9 +304,9 @@ impl Network {
         };
 
         let vh = &self.value;
-        let v = x.apply(&vh.conv).apply_t(&vh.bn, train).relu();
+        let v = x.apply(&vh.conv).apply_t(&vh.bn, train).relu_();
         let ownership = v.apply(&vh.ownership).view([n, s, s]);
-        let h = value_pool(&v, size).apply(&vh.fc).relu();
+        let h = value_pool(&v, size).apply(&vh.fc).relu_();
         let score = h.apply(&vh.score);
         Outputs {
             policy,

@@ -45,7 +45,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
     };
     let mut engine = Engine::new(rules, Brain::new(a.model.as_deref(), rules, visits, a.seed)?);
-    serve(&mut engine, std::io::stdin().lock(), std::io::stdout().lock()).map_err(|e| {
+    serve(&mut engine, std::io::BufReader::new(std::io::stdin()), std::io::stdout().lock()).map_err(|e| {
         Failure::from(anyhow::Error::new(e).context("gtp: reading commands or writing responses"))
     })
 }

@@ -4,6 +4,7 @@
 //! with a non-zero exit code (2 for an illegal or malformed move or input); nothing panics on
 //! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`).
 
+mod analysis_cmd;
 mod bench;
 mod gtp;
 mod komi_cmd;
@@ -48,6 +49,8 @@ enum Command {
     Train(train_cmd::Args),
     /// Run a GTP engine on stdin/stdout (for GUIs and match runners).
     Gtp(gtp::Args),
+    /// Analyse positions with KataGo's JSON analysis protocol on stdin/stdout.
+    Analysis(analysis_cmd::Args),
     /// Play against hane in the terminal (any rule set).
     Play(play::Args),
     /// Run generations of self-play, training and gating, with Elo and komi (resumable).
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Command::Selfplay(a) => selfplay_cmd::run_cmd(a),
         Command::Train(a) => train_cmd::run(a),
         Command::Gtp(a) => gtp::run(a),
+        Command::Analysis(a) => analysis_cmd::run(a),
         Command::Play(a) => play::run(a),
         Command::Loop(a) => loop_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),

@@ -305,17 +305,10 @@ pub fn read(path: &Path) -> Result<Shard, ShardError> {
     decode(&bytes).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e.0))
 }
 
-/// Why shard bytes are not a valid shard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Corrupt(pub String);
-
-impl fmt::Display for Corrupt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Corrupt {}
+hane_engine::message_error!(
+    /// Why shard bytes are not a valid shard.
+    Corrupt
+);
 
 /// Validates and splits shard bytes: the metadata, every shape, the checksum and every value.
 pub fn decode(bytes: &[u8]) -> Result<Shard, Corrupt> {

@@ -104,16 +104,6 @@ impl PolicyLayout {
     pub fn is_empty(self) -> bool {
         false
     }
-
-    /// The entry of `a`, or `None` for an action this game does not have.
-    pub fn index(self, a: Action) -> Option<usize> {
-        Some(a.index(self.geo)).filter(|&i| i < self.len())
-    }
-
-    /// The action at entry `i`, or `None` past the end.
-    pub fn action(self, i: usize) -> Option<Action> {
-        Action::from_index(self.geo, i).filter(|_| i < self.len())
-    }
 }
 
 #[cfg(test)]
@@ -135,15 +125,15 @@ mod tests {
         for (rules, len) in
             [("ttakji,size=5", 26), ("loose,size=3", 10), ("sligo,size=4", 4 * 4 + 2 + 8 * 16)]
         {
-            let l = PolicyLayout::of(&rules.parse().unwrap());
+            let rules: Rules = rules.parse().unwrap();
+            let (l, geo) = (PolicyLayout::of(&rules), Geometry::new(rules.size));
             assert_eq!(l.len(), len, "{rules}");
             for i in 0..l.len() {
-                assert_eq!(l.index(l.action(i).unwrap()), Some(i), "{rules}");
+                assert_eq!(Action::from_index(geo, i).unwrap().index(geo), i, "{rules}");
             }
-            assert_eq!(l.action(l.len()), None);
         }
-        let go = PolicyLayout::of(&"ttakji,size=5".parse().unwrap());
-        assert_eq!(go.index(Action::NoSlide), None, "Go has no slides");
-        assert_eq!(go.index(Action::Pass), Some(25));
+        let geo = Geometry::new(5);
+        assert_eq!(Action::Pass.index(geo), 25, "pass follows the placements");
+        assert_eq!(Action::NoSlide.index(geo), 26, "Sligo's entries follow pass");
     }
 }

@@ -230,18 +230,11 @@ impl Libs {
     }
 }
 
-/// A board that is not what it should be: rows that do not describe a board, or an
-/// incremental state that disagrees with a rebuild from the colours.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BoardError(pub String);
-
-impl fmt::Display for BoardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BoardError {}
+crate::message_error!(
+    /// A board that is not what it should be: rows that do not describe a board, or an
+    /// incremental state that disagrees with a rebuild from the colours.
+    BoardError
+);
 
 /// Stones, chains, liberties and hash of one position (see the module docs).
 pub struct Board {

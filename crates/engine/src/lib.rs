@@ -13,6 +13,7 @@ pub mod action;
 pub mod board;
 pub mod game;
 pub mod komi_domain;
+pub mod message;
 pub mod perft;
 pub mod playout;
 pub mod point;

@@ -1,9 +1,9 @@
 //! Uniformly random light playouts: random legal moves that never fill one's own true
-//! single-point eye, until two passes (or the rules' move cap). Used by `hane bench playouts`
-//! and by rollout evaluators.
+//! single-point eye, until two passes (or the rules' move cap). Used by `hane bench playouts`,
+//! by rollout evaluators and for the ownership that analysis reports without a net.
 
 use crate::action::Action;
-use crate::board::{is_true_eye, Board};
+use crate::board::{is_true_eye, Board, Color};
 use crate::game::{Game, GameState, Phase};
 use crate::point::Point;
 use crate::rng::Rng;
@@ -28,6 +28,43 @@ pub fn random_playout(g: &mut GameState, rng: &mut Rng) -> u32 {
         }
     }
     g.turns() - start
+}
+
+/// Who owns each point at the end of random light playouts, Black's view (+1 Black, -1
+/// White), in dense point order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ownership {
+    /// Mean owner of each point over the playouts, in [-1, 1].
+    pub mean: Vec<f32>,
+    /// Standard deviation of each point's owner over the playouts.
+    pub stdev: Vec<f32>,
+}
+
+/// Plays `playouts` (at least 1) random playouts from `g` and averages the owner of every
+/// point of each final board (its stone, or the only colour its empty region reaches; no
+/// dead stones are left after a light playout, which never fills an eye).
+pub fn ownership(g: &GameState, playouts: usize, rng: &mut Rng) -> Ownership {
+    let area = g.geo().area();
+    let (mut sum, mut sq) = (vec![0f32; area], vec![0f32; area]);
+    let mut end = g.clone();
+    for _ in 0..playouts.max(1) {
+        end.clone_from(g);
+        random_playout(&mut end, rng);
+        let owners = crate::score::owners(end.board(), &Default::default());
+        for (i, o) in owners.into_iter().enumerate() {
+            let x = match o {
+                Some(Color::Black) => 1.0,
+                Some(Color::White) => -1.0,
+                None => 0.0,
+            };
+            sum[i] += x;
+            sq[i] += x * x;
+        }
+    }
+    let n = playouts.max(1) as f32;
+    let mean: Vec<f32> = sum.iter().map(|s| s / n).collect();
+    let stdev = sq.iter().zip(&mean).map(|(q, m)| (q / n - m * m).max(0.0).sqrt()).collect();
+    Ownership { mean, stdev }
 }
 
 /// A random legal action that does not fill the mover's own true eye (pass when none).

@@ -2,21 +2,14 @@
 //! reads the same: the key, the value and the range allowed; and [`Invalid`], the error of
 //! every config table's validation.
 
-use std::fmt::{self, Display};
+use std::fmt::Display;
 use std::ops::RangeInclusive;
 
-/// A config value or argument that is not allowed, with a message naming the key, the value
-/// and what is allowed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Invalid(pub String);
-
-impl Display for Invalid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Invalid {}
+crate::message_error!(
+    /// A config value or argument that is not allowed, with a message naming the key, the
+    /// value and what is allowed.
+    Invalid
+);
 
 impl From<Invalid> for String {
     fn from(e: Invalid) -> String {

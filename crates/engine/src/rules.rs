@@ -114,17 +114,10 @@ pub struct Rules {
 pub const PRESETS: [&str; 7] =
     ["ttakji", "brainking", "loose", "sligo", "chinese", "japanese", "tromp-taylor"];
 
-/// A rule string or field value that does not parse or is inconsistent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RulesError(pub String);
-
-impl fmt::Display for RulesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RulesError {}
+crate::message_error!(
+    /// A rule string or field value that does not parse or is inconsistent.
+    RulesError
+);
 
 fn err<T>(msg: impl Into<String>) -> Result<T, RulesError> {
     Err(RulesError(msg.into()))

@@ -9,17 +9,17 @@ use hane_engine::{Action, Color, Game, GameState, Outcome, PlayError, Rules, Tur
 use hane_mcts::{Evaluator, Search, SearchConfig};
 
 /// Searches `game` with `visits` visits per decision and returns the whole turn of the side
-/// to move (two decisions for a Sligo turn; nothing when the game is over), each decision
-/// the most visited action of a search seeded with `seed` and the turn number. With `cleanup`
-/// (Go) it does not pass while the opponent still has dead stones on the board: the move a
-/// GTP engine must make before a referee that removes no dead stones.
+/// to move (two decisions for a Sligo turn; nothing when the game is over) and the game after
+/// it, each decision the most visited action of a search seeded with `seed` and the turn
+/// number. With `cleanup` (Go) it does not pass while the opponent still has dead stones on
+/// the board: the move a GTP engine must make before a referee that removes no dead stones.
 pub fn search_turn<E: Evaluator<GameState>>(
     evaluator: &mut E,
     game: &GameState,
     visits: u32,
     seed: u64,
     cleanup: bool,
-) -> Result<Vec<Action>, PlayError> {
+) -> Result<(Vec<Action>, GameState), PlayError> {
     let c = game.to_move();
     let mut next = game.clone();
     let cfg = SearchConfig::for_board(next.geo().size());
@@ -41,7 +41,7 @@ pub fn search_turn<E: Evaluator<GameState>>(
         actions.push(a);
         next.play(a)?;
     }
-    Ok(actions)
+    Ok((actions, next))
 }
 
 /// Someone who chooses moves.
@@ -80,7 +80,7 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
 
     fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         self.seed = self.seed.wrapping_add(1);
-        let actions = search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
+        let (actions, _) = search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
             .map_err(|e| GtpError(format!("search chose an illegal action: {e}")))?;
         Turn::of_actions(g, &actions).ok_or_else(|| GtpError(format!("search made no turn: {actions:?}")))
     }

@@ -78,6 +78,8 @@ pub struct ChildStats<A> {
     pub wdl: [f32; 3],
     /// Mean score margin for the root player.
     pub score: f32,
+    /// Standard deviation of the score margin over the visits (0 before the first).
+    pub score_stdev: f32,
     /// Mean utility for the root player.
     pub utility: f32,
 }
@@ -345,7 +347,13 @@ impl<G: Game> Search<G> {
             None => RootValue::default(),
             Some(v) => {
                 let (wdl, score) = v.for_player(node.to_move);
-                RootValue { wdl, score, utility: self.utility_for(v, node.to_move), visits: node.visits }
+                RootValue {
+                    wdl,
+                    score,
+                    utility: self.utility_for(v, node.to_move),
+                    score_stdev: node.score_stdev(),
+                    visits: node.visits,
+                }
             }
         }
     }
@@ -384,10 +392,41 @@ impl<G: Game> Search<G> {
                     visits: self.child_visits(e.child),
                     wdl,
                     score,
+                    score_stdev: if e.child == NONE {
+                        0.0
+                    } else {
+                        self.tree.nodes[e.child as usize].score_stdev()
+                    },
                     utility: u,
                 }
             })
             .collect()
+    }
+
+    /// The principal variation that starts with root action `first`, each action with its
+    /// visits: `first`, then at each node the most visited action (the first listed on a tie)
+    /// while it has visits, at most `max_len` actions. Just `first` when it has no visits;
+    /// empty when it is not a root action.
+    pub fn principal_variation(&self, first: G::Action, max_len: usize) -> Vec<(G::Action, u32)> {
+        let Some(edge) = self.tree.edges_of(0).iter().find(|e| e.action == first) else {
+            return Vec::new();
+        };
+        let mut pv = vec![(first, self.child_visits(edge.child))];
+        let mut node = edge.child;
+        while node != NONE && pv.len() < max_len {
+            let best = self.tree.edges_of(node).iter().fold(None::<(u32, G::Action, u32)>, |best, e| {
+                let v = self.child_visits(e.child);
+                match best {
+                    Some((bv, _, _)) if bv >= v => best,
+                    _ if v > 0 => Some((v, e.action, e.child)),
+                    _ => best,
+                }
+            });
+            let Some((v, a, child)) = best else { break };
+            pv.push((a, v));
+            node = child;
+        }
+        pv
     }
 
     // ---------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ pub(crate) enum Kind {
 pub(crate) struct Sums {
     pub wdl: [f64; 3],
     pub score: f64,
+    /// Sum of the squared score margins (for the score's spread over the visits).
+    pub score_sq: f64,
 }
 
 impl Sums {
@@ -44,6 +46,7 @@ impl Sums {
             *s += f64::from(x);
         }
         self.score += f64::from(v.score);
+        self.score_sq += f64::from(v.score) * f64::from(v.score);
     }
 }
 
@@ -70,6 +73,16 @@ impl Node {
             let n = f64::from(self.visits);
             BlackValue { wdl: self.sums.wdl.map(|s| (s / n) as f32), score: (self.sums.score / n) as f32 }
         })
+    }
+
+    /// Standard deviation of the score margin over the completed visits (0 before the first).
+    pub fn score_stdev(&self) -> f32 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        let n = f64::from(self.visits);
+        let mean = self.sums.score / n;
+        (self.sums.score_sq / n - mean * mean).max(0.0).sqrt() as f32
     }
 }
 

@@ -77,6 +77,8 @@ pub struct RootValue {
     pub score: f32,
     /// The search utility of the root for the root player (see [`utility`]).
     pub utility: f32,
+    /// Standard deviation of the score margin over the root's visits.
+    pub score_stdev: f32,
     /// Visits behind these averages (0: nothing evaluated yet, all fields 0).
     pub visits: u32,
 }

@@ -8,10 +8,13 @@
 //! Long work takes a [`Stop`], polled at safe points, and reports progress through a
 //! callback ([`run::Event`]), as `hane_train::train` does.
 
+pub mod analysis;
 pub mod bench;
+pub mod candidates;
 pub mod config;
 mod error;
 pub mod gtp;
+pub mod input;
 pub mod komi;
 pub mod play;
 pub mod players;

@@ -3,7 +3,9 @@
 //! Standard commands for the Go rule sets, plus private `hane-*` commands: `hane-rules RULES`
 //! chooses any rule set (Loose and Sligo included), `hane-play COLOR TURN` plays a turn in
 //! hane's notation (Sligo `E5>F6+D4`), `hane-genmove COLOR` answers in that notation, and
-//! `hane-score` prints the "if the game ended now" score.
+//! `hane-score` prints the "if the game ended now" score. The analysis commands of Leela
+//! Zero and KataGo (`lz-analyze`, `kata-analyze`, ...) stream the search's candidate moves
+//! until the next command ([`analyze`]).
 //!
 //! Every command line gets exactly one response, whatever bytes arrive: input is preprocessed
 //! as the spec says (control characters dropped, comments and empty lines ignored), a line
@@ -32,8 +34,10 @@ use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Ru
 use hane_eval::referee::{search_turn, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator};
 use std::borrow::Cow;
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
 use std::path::Path;
+
+pub mod analyze;
 
 const COMMANDS: &[&str] = &[
     "protocol_version",
@@ -112,14 +116,27 @@ impl Brain {
         }
     }
 
+    /// The evaluator of its searches.
+    pub(crate) fn evaluator(&mut self) -> &mut Box<dyn Evaluator<GameState>> {
+        &mut self.player.evaluator
+    }
+
+    /// Visits per decision.
+    pub(crate) fn visits(&self) -> u32 {
+        self.player.visits
+    }
+
+    /// Seed of its searches.
+    pub(crate) fn seed(&self) -> u64 {
+        self.player.seed
+    }
+
     /// Searches and plays on `game` one whole turn of the side to move
     /// ([`hane_eval::referee::search_turn`]), returning its actions.
     pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, PlayError> {
         let p = &mut self.player;
-        let actions = search_turn(&mut p.evaluator, game, p.visits, p.seed, cleanup)?;
-        for &a in &actions {
-            game.play(a)?;
-        }
+        let (actions, after) = search_turn(&mut p.evaluator, game, p.visits, p.seed, cleanup)?;
+        *game = after;
         Ok(actions)
     }
 }
@@ -144,6 +161,8 @@ pub enum Reply {
     Err(String),
     /// `=` and exit.
     Quit,
+    /// An analysis of this position: `=`, then report lines until the next command.
+    Analyze(analyze::Request, Box<GameState>),
 }
 
 /// `args` as an array when there are exactly `N` of them, else a syntax error.
@@ -304,6 +323,13 @@ impl Engine {
 
     /// Executes one command (without id).
     pub fn execute(&mut self, cmd: &str, args: &[&str]) -> Reply {
+        if analyze::is_analysis(cmd) {
+            let job = analyze::parse(cmd, args).and_then(|req| Ok((self.analysis_root(&req)?, req)));
+            return match job {
+                Ok((root, req)) => Reply::Analyze(req, Box::new(root)),
+                Err(e) => Reply::Err(e),
+            };
+        }
         match self.dispatch(cmd, args) {
             Ok(Some(s)) => Reply::Ok(s),
             Ok(None) => Reply::Quit,
@@ -328,11 +354,11 @@ impl Engine {
             }
             "known_command" => {
                 let [name] = exactly(args)?;
-                COMMANDS.contains(&name).to_string()
+                (COMMANDS.contains(&name) || analyze::is_analysis(name)).to_string()
             }
             "list_commands" => {
                 let [] = exactly(args)?;
-                COMMANDS.join("\n")
+                COMMANDS.iter().chain(analyze::COMMANDS).copied().collect::<Vec<_>>().join("\n")
             }
             "quit" => {
                 let [] = exactly(args)?;
@@ -528,9 +554,9 @@ fn frame(mark: char, id: &str, text: &str) -> String {
     format!("{mark}{id}{sep}{body}\n\n")
 }
 
-/// The framed response to one preprocessed command line, and whether the engine quits after
-/// it. A line that is not UTF-8 is refused whole, with the id if it starts with one.
-fn respond(engine: &mut Engine, line: &[u8]) -> (String, bool) {
+/// The id and the reply to one preprocessed command line. A line that is not UTF-8 is refused
+/// whole, with the id if it starts with one.
+fn respond(engine: &mut Engine, line: &[u8]) -> (String, Reply) {
     // Valid UTF-8 borrows; the lossy copy of other bytes still shows an id of ASCII digits.
     let text = String::from_utf8_lossy(line);
     let mut words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
@@ -543,28 +569,52 @@ fn respond(engine: &mut Engine, line: &[u8]) -> (String, bool) {
         (_, Some((cmd, args))) => engine.execute(cmd, args),
         (_, None) => Reply::Err("syntax error: no command after the id".into()),
     };
-    match reply {
-        Reply::Ok(s) => (frame('=', id, &s), false),
-        Reply::Err(s) => (frame('?', id, &s), false),
-        Reply::Quit => (frame('=', id, ""), true),
-    }
+    (id.to_string(), reply)
 }
 
 /// Answers the GTP commands of `input` on `output` until `quit` or the end of the input:
-/// one response per command line, whatever its bytes.
-pub fn serve(engine: &mut Engine, mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-    let mut raw = Vec::new();
+/// one response per command line, whatever its bytes. An analysis command's response stays
+/// open, with its report lines, until the next line arrives (see [`analyze`]).
+pub fn serve(
+    engine: &mut Engine,
+    input: impl BufRead + Send + 'static,
+    mut output: impl Write,
+) -> io::Result<()> {
+    let lines = crate::input::read_lines(input);
+    let mut pending: Option<Vec<u8>> = None;
     loop {
-        raw.clear();
-        if input.read_until(b'\n', &mut raw)? == 0 {
-            return Ok(());
-        }
+        let raw = match pending.take() {
+            Some(raw) => raw,
+            None => match lines.recv() {
+                Ok(raw) => raw?,
+                Err(_) => return Ok(()),
+            },
+        };
         let Some(line) = preprocess(&raw) else { continue };
-        let (response, quit) = respond(engine, &line);
+        let (id, reply) = respond(engine, &line);
+        let response = match reply {
+            Reply::Ok(s) => frame('=', &id, &s),
+            Reply::Err(s) => frame('?', &id, &s),
+            Reply::Quit => {
+                output.write_all(frame('=', &id, "").as_bytes())?;
+                output.flush()?;
+                return Ok(());
+            }
+            Reply::Analyze(req, root) => {
+                writeln!(output, "={id}")?;
+                output.flush()?;
+                let ended = engine.analyze(&req, *root, &lines, &mut output)?;
+                output.write_all(b"\n")?;
+                output.flush()?;
+                match ended {
+                    analyze::Ended::Line(raw) => pending = Some(raw),
+                    analyze::Ended::Eof => return Ok(()),
+                    analyze::Ended::Played => {}
+                }
+                continue;
+            }
+        };
         output.write_all(response.as_bytes())?;
         output.flush()?;
-        if quit {
-            return Ok(());
-        }
     }
 }

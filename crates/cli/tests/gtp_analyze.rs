@@ -1,0 +1,278 @@
+//! `hane gtp`'s analysis commands read live, as a GUI reads them: report lines arrive while
+//! the search runs, every line parses in Leela Zero's or KataGo's format, and the next
+//! command stops the analysis and gets its own response.
+
+mod common;
+
+use common::tiny_checkpoint;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+/// A running `hane gtp`, its stdin, and its stdout's lines as they arrive.
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+            .arg("gtp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Engine { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn line(&self) -> String {
+        self.lines.recv_timeout(Duration::from_secs(60)).expect("the engine answers within a minute")
+    }
+
+    /// The lines of one whole response (up to its empty line).
+    fn response(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        loop {
+            let l = self.line();
+            if l.is_empty() {
+                return out;
+            }
+            out.push(l);
+        }
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        assert_eq!(self.response(), ["="]);
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+/// One candidate move of a report line: its fields by key, and its principal variation.
+#[derive(Debug)]
+struct Info {
+    fields: HashMap<String, String>,
+    pv: Vec<String>,
+}
+
+/// A report line split into its moves and its other sections (`ownership`, `rootInfo`, ...),
+/// each section's words by name.
+fn parse_report(line: &str) -> (Vec<Info>, HashMap<String, Vec<String>>) {
+    const SECTIONS: [&str; 4] = ["info", "ownership", "ownershipStdev", "rootInfo"];
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for w in line.split(' ') {
+        if SECTIONS.contains(&w) {
+            sections.push((w.to_string(), Vec::new()));
+        } else {
+            sections.last_mut().unwrap_or_else(|| panic!("starts with a section: {line}")).1.push(w.into());
+        }
+    }
+    let mut infos = Vec::new();
+    let mut rest = HashMap::new();
+    for (name, words) in sections {
+        if name != "info" {
+            assert!(rest.insert(name.clone(), words).is_none(), "one {name} section: {line}");
+            continue;
+        }
+        let pv_at = words.iter().position(|w| w == "pv").unwrap_or_else(|| panic!("a pv: {line}"));
+        let (pairs, pv) = words.split_at(pv_at);
+        assert!(pairs.len() % 2 == 0, "key-value pairs: {pairs:?}");
+        let fields = pairs.chunks(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect();
+        infos.push(Info { fields, pv: pv[1..].to_vec() });
+    }
+    (infos, rest)
+}
+
+fn is_vertex(v: &str, size: u8) -> bool {
+    let cols: Vec<char> = "ABCDEFGHJKLMNOPQRST".chars().take(size.into()).collect();
+    let mut c = v.chars();
+    let col = c.next().is_some_and(|x| cols.contains(&x));
+    col && c.as_str().parse::<u8>().is_ok_and(|n| (1..=size).contains(&n)) || v == "pass"
+}
+
+/// Checks every move of a Leela Zero line: integer win rate, prior and LCB in [0, 10000],
+/// orders 0, 1, 2, ..., a PV that starts with the move.
+fn check_lz(line: &str, size: u8) -> usize {
+    let (infos, rest) = parse_report(line);
+    assert!(rest.is_empty(), "{line}");
+    assert!(!infos.is_empty(), "{line}");
+    for (i, info) in infos.iter().enumerate() {
+        let f = &info.fields;
+        let int = |k: &str| f[k].parse::<u32>().unwrap_or_else(|_| panic!("{k} is an integer: {line}"));
+        for k in ["winrate", "prior", "lcb"] {
+            assert!(int(k) <= 10000, "{k} within 0..=10000: {line}");
+        }
+        assert!(int("lcb") <= int("winrate"), "{line}");
+        assert_eq!(int("order") as usize, i, "{line}");
+        assert!(is_vertex(&f["move"], size), "{line}");
+        assert_eq!(info.pv.first(), Some(&f["move"]), "{line}");
+        assert!(info.pv.iter().all(|v| is_vertex(v, size)), "{line}");
+        int("visits");
+    }
+    infos.iter().map(|i| i.fields["visits"].parse::<usize>().unwrap()).sum()
+}
+
+/// Checks a KataGo line: every documented field of every move as a number in its range, and
+/// the ownership sections with one value per point.
+fn check_kata(line: &str, size: u8) -> HashMap<String, Vec<String>> {
+    let (infos, rest) = parse_report(line);
+    assert!(!infos.is_empty(), "{line}");
+    for (i, info) in infos.iter().enumerate() {
+        let f = &info.fields;
+        let num = |k: &str| {
+            f.get(k)
+                .unwrap_or_else(|| panic!("{k} in {line}"))
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("{k}: {line}"))
+        };
+        for k in ["winrate", "prior", "lcb"] {
+            assert!((0.0..=1.0).contains(&num(k)) || k == "lcb", "{k} in [0, 1]: {line}");
+        }
+        for k in ["utility", "utilityLcb", "scoreMean", "scoreStdev", "scoreLead", "scoreSelfplay"] {
+            assert!(num(k).is_finite(), "{line}");
+        }
+        assert!(num("scoreStdev") >= 0.0 && num("lcb") <= num("winrate"), "{line}");
+        assert_eq!(num("order") as usize, i, "{line}");
+        assert!(num("visits") >= 0.0 && is_vertex(&f["move"], size), "{line}");
+        assert_eq!(info.pv.first(), Some(&f["move"]), "{line}");
+    }
+    for (name, words) in &rest {
+        match name.as_str() {
+            "ownership" | "ownershipStdev" => {
+                assert_eq!(words.len(), usize::from(size) * usize::from(size), "{line}");
+                for w in words {
+                    let x: f64 = w.parse().unwrap();
+                    assert!((-1.0..=1.0).contains(&x), "{name}: {line}");
+                }
+            }
+            "rootInfo" => {
+                let keys: Vec<&str> = words.iter().step_by(2).map(String::as_str).collect();
+                for k in ["visits", "utility", "winrate", "scoreLead", "scoreStdev"] {
+                    assert!(keys.contains(&k), "rootInfo {k}: {line}");
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+    rest
+}
+
+#[test]
+fn kata_analyze_streams_until_the_next_command() {
+    let dir = std::env::temp_dir().join(format!("hane-gtp-analyze-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("tiny.safetensors");
+    tiny_checkpoint("ttakji,size=5", &model);
+    let mut e =
+        Engine::start(&["--rules", "ttakji,size=5", "--model", model.to_str().unwrap(), "--visits", "32"]);
+    e.send("play b C3");
+    assert_eq!(e.response(), ["="]);
+    e.send("7 kata-analyze w 5 ownership true ownershipStdev true rootInfo true minmoves 3");
+    assert_eq!(e.line(), "=7");
+    for _ in 0..3 {
+        let rest = check_kata(&e.line(), 5);
+        assert_eq!(rest.len(), 3, "ownership, ownershipStdev and rootInfo");
+        // White to move after C3: Black's stone at C3 (the centre, row-major from A5) is
+        // Black's in more playouts than not, so White sees it as the other side's.
+        let own: Vec<f64> = rest["ownership"].iter().map(|w| w.parse().unwrap()).collect();
+        assert!(own[2 * 5 + 2] < 0.0, "C3 leans to Black, seen by White: {own:?}");
+    }
+    // The next command ends the response (its empty line first), then gets its own answer.
+    e.send("8 name");
+    loop {
+        let l = e.line();
+        if l.is_empty() {
+            break;
+        }
+        check_kata(&l, 5);
+    }
+    assert_eq!(e.response(), ["=8 hane"]);
+    e.send("genmove w");
+    let mv = e.response();
+    assert!(mv.len() == 1 && mv[0].starts_with("= "), "the engine plays normally after: {mv:?}");
+    e.quit();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn lz_analyze_without_a_net_and_genmove_analyze_plays() {
+    let mut e = Engine::start(&["--rules", "ttakji,size=7", "--visits", "64"]);
+    e.send("lz-analyze interval 2 maxmoves 4");
+    assert_eq!(e.line(), "=");
+    let mut visits = Vec::new();
+    for _ in 0..3 {
+        let l = e.line();
+        assert!(l.matches("info ").count() <= 4, "maxmoves 4: {l}");
+        visits.push(check_lz(&l, 7));
+    }
+    assert!(visits.windows(2).all(|w| w[0] <= w[1]), "the search goes on between reports: {visits:?}");
+    // An empty line stops it too; it gets no response of its own.
+    e.send("");
+    while !e.line().is_empty() {}
+    e.send("lz-genmove_analyze b 1");
+    let r = e.response();
+    assert_eq!(r[0], "=", "{r:?}");
+    let last = r.last().unwrap();
+    let mv = last.strip_prefix("play ").unwrap_or_else(|| panic!("ends with the move: {r:?}"));
+    assert!(is_vertex(mv, 7) && mv != "pass", "{r:?}");
+    for l in &r[1..r.len() - 1] {
+        check_lz(l, 7);
+    }
+    // The move was played: the same point is now occupied.
+    e.send(&format!("play w {mv}"));
+    assert!(e.response()[0].starts_with("? illegal move"));
+    // Bad arguments and Sligo are refused with an error response; the engine goes on.
+    for bad in ["lz-analyze purple", "kata-analyze 10 ownership maybe", "lz-analyze bogus 1"] {
+        e.send(bad);
+        let r = e.response();
+        assert!(r.len() == 1 && r[0].starts_with("? syntax error"), "{bad}: {r:?}");
+    }
+    e.send("hane-rules sligo,size=5");
+    assert_eq!(e.response(), ["="]);
+    e.send("kata-analyze 10");
+    assert_eq!(e.response(), ["? analysis of Sligo's two-decision turns is not supported"]);
+    e.send("known_command kata-analyze");
+    assert_eq!(e.response(), ["= true"]);
+    e.quit();
+}
+
+#[test]
+fn the_end_of_the_input_ends_an_analysis_cleanly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(["gtp", "--rules", "loose,size=5"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"1 analyze b 1\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("=1\n") && text.ends_with("\n\n"), "{text:?}");
+    for l in text.lines().skip(1).filter(|l| !l.is_empty()) {
+        check_lz(l, 5);
+    }
+}

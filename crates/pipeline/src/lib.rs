@@ -1,7 +1,8 @@
 //! hane's product logic above the libraries: the `hane loop` run of generations (self-play,
 //! training, gating, komi estimate, Elo anchors) resumable from its folder, the komi report
-//! of `hane komi`, the players named on a command line, the GTP engine, a person's game
-//! against hane (`hane play`), and config files. The `hane` binary parses arguments, shows
+//! of `hane komi`, the players named on a command line, the GTP engine with its live
+//! analysis, KataGo's JSON analysis engine (`hane analysis`), a person's game against hane
+//! (`hane play`), and config files. The `hane` binary parses arguments, shows
 //! progress and maps [`Error`]s to exit codes; everything it runs is here, so it can be
 //! tested without spawning the binary.
 //!

@@ -26,10 +26,9 @@
 //! are the first decision of the turn (a slide, `noslide` or `pass`), and policies are not
 //! reported.
 
-use crate::candidates::{candidates, summary, Candidate, Summary};
+use crate::candidates::{candidates, ownership, summary, Candidate, Summary, CHUNK_VISITS};
 use crate::gtp::Brain;
-use hane_engine::playout::{self, Ownership};
-use hane_engine::rng::Rng;
+use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
 use hane_engine::{Action, Color, Game, GameState, Komi, Rules, Turn};
 use hane_mcts::{EvalRequest, Evaluator, Search, SearchConfig, MAX_VISITS};
@@ -38,12 +37,6 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
-
-/// Random playouts behind the reported ownership.
-const OWNERSHIP_PLAYOUTS: usize = 256;
-
-/// Visits searched between two looks at the input.
-const CHUNK: u32 = 16;
 
 /// Whose view the values are reported in (KataGo's `reportAnalysisWinratesAs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -460,15 +453,14 @@ pub fn serve(
                 return Ok(());
             };
             let seed = an.brain.seed() ^ job.root.state_hash();
-            let own = (job.ownership || job.ownership_stdev)
-                .then(|| playout::ownership(&job.root, OWNERSHIP_PLAYOUTS, &mut Rng::new(seed)));
+            let own = (job.ownership || job.ownership_stdev).then(|| ownership(&job.root, seed));
             let search = Search::new(job.root.clone(), SearchConfig::for_board(job.root.geo().size()), seed);
             running = Some(Running { job, search, own, last_report: Instant::now(), terminated: false });
         }
         let r = running.as_mut().expect("a running search");
         let done = r.terminated || r.job.root.is_over() || r.search.root_visits() >= r.job.visits;
         if !done {
-            let target = (r.search.root_visits() + CHUNK).min(r.job.visits);
+            let target = (r.search.root_visits() + CHUNK_VISITS).min(r.job.visits);
             r.search.run(an.brain.evaluator(), target, 8);
             if r.job.report_every.is_some_and(|every| r.last_report.elapsed() >= every) {
                 let v = an.response(&r.job, &r.search, r.own.as_ref(), true);

@@ -10,11 +10,25 @@
 //! KataGo's bound. The score is the search's mean score margin, and its spread the standard
 //! deviation of that margin over the visits.
 
+use hane_engine::playout::{self, Ownership};
+use hane_engine::rng::Rng;
 use hane_engine::{Action, GameState};
 use hane_mcts::{ChildStats, Search};
 
 /// Moves of a principal variation, at most.
 pub const PV_LEN: usize = 24;
+
+/// Visits an analysis searches between two looks at its input and its report clock.
+pub const CHUNK_VISITS: u32 = 16;
+
+/// Random playouts behind the reported ownership.
+pub const OWNERSHIP_PLAYOUTS: usize = 256;
+
+/// Who owns each point, from [`OWNERSHIP_PLAYOUTS`] random light playouts from `root`
+/// seeded with `seed` (Black's view, dense order: row-major from the top-left).
+pub fn ownership(root: &GameState, seed: u64) -> Ownership {
+    playout::ownership(root, OWNERSHIP_PLAYOUTS, &mut Rng::new(seed))
+}
 
 /// One candidate move of the root.
 #[derive(Clone, Debug, PartialEq)]

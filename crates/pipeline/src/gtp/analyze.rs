@@ -24,9 +24,8 @@
 //! Sligo turns have two decisions, which GUIs cannot show: these commands refuse Sligo.
 
 use super::{color, turn_to, Engine};
-use crate::candidates::{candidates, summary};
-use hane_engine::playout::{self, Ownership};
-use hane_engine::rng::Rng;
+use crate::candidates::{candidates, ownership, summary, CHUNK_VISITS};
+use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
 use hane_engine::{Action, Color, Game, GameState};
 use hane_mcts::{Search, SearchConfig};
@@ -48,12 +47,6 @@ pub const COMMANDS: &[&str] = &[
 /// Visits after which an analysis stops searching and waits for the next command: the tree
 /// holds a node per visit and an edge per legal move of each, about 0.5 GB on 19x19.
 pub const MAX_ANALYSIS_VISITS: u32 = 100_000;
-
-/// Random playouts behind the reported ownership.
-const OWNERSHIP_PLAYOUTS: usize = 256;
-
-/// Visits searched between two checks for input and for the next report.
-const CHUNK: u32 = 16;
 
 /// Which program's output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,14 +268,14 @@ impl Engine {
     ) -> io::Result<Ended> {
         let seed = self.brain.seed() ^ u64::from(root.turns());
         let want_own = req.format == Format::Kata && (req.ownership || req.ownership_stdev);
-        let own = want_own.then(|| playout::ownership(&root, OWNERSHIP_PLAYOUTS, &mut Rng::new(seed)));
+        let own = want_own.then(|| ownership(&root, seed));
         let cap = if req.genmove { self.brain.visits() } else { MAX_ANALYSIS_VISITS };
         let mut search = Search::new(root.clone(), SearchConfig::for_board(root.geo().size()), seed);
         let mut last = Instant::now();
         loop {
             let searching = !root.is_over() && search.root_visits() < cap;
             if searching {
-                let target = (search.root_visits() + CHUNK).min(cap);
+                let target = (search.root_visits() + CHUNK_VISITS).min(cap);
                 search.run(self.brain.evaluator(), target, 8);
             }
             let due = !req.interval.is_zero() && last.elapsed() >= req.interval;

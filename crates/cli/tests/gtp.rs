@@ -639,3 +639,21 @@ fn random_byte_streams_get_one_response_per_command_line() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn final_score_judges_dead_stones_as_a_player_would() {
+    // Black walls off columns A-B, White D-E; White's A3 sits inside Black's area. The
+    // rules' own method (pass-alive areas) keeps it; final_score removes it, as GNU Go does
+    // (its final_status_list dead is A3 too).
+    let moves = "komi 0\nplay b B1\nplay w D1\nplay b B2\nplay w D2\nplay b B3\nplay w D3\n\
+        play b B4\nplay w D4\nplay b B5\nplay w D5\nplay b pass\nplay w A3\n";
+    let r = session_with(
+        &["--rules", "chinese,size=5"],
+        &format!("{moves}final_score\nfinal_status_list dead\nfinal_status_list alive\nhane-score\nquit\n"),
+    );
+    let n = r.len();
+    assert_eq!(r[n - 5], "= 0", "Black 10 (A-B), White 10 (D-E), column C neutral: {r:?}");
+    assert_eq!(r[n - 4], "= A3", "{r:?}");
+    assert!(!r[n - 3].contains("A3") && r[n - 3].contains("B3") && r[n - 3].contains("D3"), "{r:?}");
+    assert_eq!(r[n - 2], "= black 5 white 11 winner w", "the rules' own count keeps A3: {r:?}");
+}

@@ -31,15 +31,29 @@ pub struct EvalRequest<G: Game> {
 }
 
 /// A batch-first evaluator: returns exactly one [`Evaluation`] per request, in order.
+///
+/// An evaluator that also predicts who will own each point (a net's ownership head) says so
+/// through [`Evaluator::ownership`]; the search itself never asks.
 pub trait Evaluator<G: Game> {
     /// Evaluates a batch of positions.
     fn evaluate(&mut self, batch: &[EvalRequest<G>]) -> Vec<Evaluation>;
+
+    /// The expected owner of every point of `state` at the end of the game, Black's view
+    /// (+1 Black, -1 White), in dense point order; `None` (the default) when this evaluator
+    /// has no such prediction.
+    fn ownership(&mut self, _state: &G) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// A boxed evaluator (for example one chosen at run time) is an evaluator too.
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn evaluate(&mut self, batch: &[EvalRequest<G>]) -> Vec<Evaluation> {
         (**self).evaluate(batch)
+    }
+
+    fn ownership(&mut self, state: &G) -> Option<Vec<f32>> {
+        (**self).ownership(state)
     }
 }
 

@@ -178,6 +178,19 @@ impl Evaluator<GameState> for NetEvaluator {
             })
             .collect()
     }
+
+    /// The net's ownership head for `state` as it stands (no symmetry): `tanh` of its logits,
+    /// turned from the side to move's view into Black's.
+    fn ownership(&mut self, state: &GameState) -> Option<Vec<f32>> {
+        let cfg = *self.net.config();
+        let (planes, globals) = encode(state);
+        let own = tch::no_grad(|| {
+            let (p, g) = input_tensors(&cfg, &planes, &globals, 1, self.net.device());
+            to_vec(&self.net.forward_t(&p, &g, false).ownership.tanh())
+        });
+        let sign = if state.to_move() == hane_engine::Color::Black { 1.0 } else { -1.0 };
+        Some(own.into_iter().map(|x| sign * x).collect())
+    }
 }
 
 #[cfg(test)]
@@ -312,5 +325,22 @@ mod tests {
     fn softmax_over_a_subset() {
         let p = softmax_at(&[0.0, 100.0, (2.0f32).ln(), 0.0], [0usize, 2, 3].into_iter());
         assert!((p[0] - 0.25).abs() < 1e-6 && (p[1] - 0.5).abs() < 1e-6 && (p[2] - 0.25).abs() < 1e-6);
+    }
+
+    #[test]
+    fn ownership_is_the_heads_tanh_in_blacks_view() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let cfg = NetConfig::new(&rules, NetShape::tiny());
+        let mut ev = NetEvaluator::new(Network::new(cfg, Device::Cpu).unwrap());
+        let mut g = GameState::new(rules);
+        g.play(Action::Place(g.geo().parse("C3").unwrap())).unwrap();
+        let own = ev.ownership(&g).expect("a net predicts ownership");
+        let (p, gl) = encode(&g);
+        let (p, gl) = input_tensors(&cfg, &p, &gl, 1, Device::Cpu);
+        let raw = to_vec(&ev.net.forward_t(&p, &gl, false).ownership.tanh());
+        assert_eq!(own.len(), 25);
+        for (o, r) in own.iter().zip(&raw) {
+            assert!((o + r).abs() < 1e-6, "White moves: the head's view is White's, flipped for Black");
+        }
     }
 }

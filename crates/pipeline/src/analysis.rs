@@ -22,7 +22,8 @@
 //!
 //! Values follow [`crate::candidates`], reported from Black's view by default (KataGo's
 //! example config sets `reportAnalysisWinratesAs = BLACK`); [`Perspective`] changes it.
-//! Ownership comes from random light playouts from the position. For Sligo the candidates
+//! Ownership is the net's ownership head, or without a net random light playouts from the
+//! position ([`crate::candidates::ownership`]). For Sligo the candidates
 //! are the first decision of the turn (a slide, `noslide` or `pass`), and policies are not
 //! reported.
 
@@ -453,7 +454,8 @@ pub fn serve(
                 return Ok(());
             };
             let seed = an.brain.seed() ^ job.root.state_hash();
-            let own = (job.ownership || job.ownership_stdev).then(|| ownership(&job.root, seed));
+            let own = (job.ownership || job.ownership_stdev)
+                .then(|| ownership(an.brain.evaluator(), &job.root, seed));
             let search = Search::new(job.root.clone(), SearchConfig::for_board(job.root.geo().size()), seed);
             running = Some(Running { job, search, own, last_report: Instant::now(), terminated: false });
         }

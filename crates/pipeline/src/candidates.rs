@@ -13,7 +13,7 @@
 use hane_engine::playout::{self, Ownership};
 use hane_engine::rng::Rng;
 use hane_engine::{Action, GameState};
-use hane_mcts::{ChildStats, Search};
+use hane_mcts::{ChildStats, Evaluator, Search};
 
 /// Moves of a principal variation, at most.
 pub const PV_LEN: usize = 24;
@@ -24,10 +24,18 @@ pub const CHUNK_VISITS: u32 = 16;
 /// Random playouts behind the reported ownership.
 pub const OWNERSHIP_PLAYOUTS: usize = 256;
 
-/// Who owns each point, from [`OWNERSHIP_PLAYOUTS`] random light playouts from `root`
-/// seeded with `seed` (Black's view, dense order: row-major from the top-left).
-pub fn ownership(root: &GameState, seed: u64) -> Ownership {
-    playout::ownership(root, OWNERSHIP_PLAYOUTS, &mut Rng::new(seed))
+/// Who owns each point of `root` (Black's view, dense order: row-major from the top-left):
+/// the evaluator's prediction when it has one (a net's ownership head; the spread of a point
+/// whose expected owner is `m` is then `sqrt(1 - m²)`, that of an owner that is +1 or -1),
+/// else [`OWNERSHIP_PLAYOUTS`] random light playouts seeded with `seed`.
+pub fn ownership(evaluator: &mut impl Evaluator<GameState>, root: &GameState, seed: u64) -> Ownership {
+    match evaluator.ownership(root) {
+        Some(mean) => {
+            let stdev = mean.iter().map(|m| (1.0 - m * m).max(0.0).sqrt()).collect();
+            Ownership { mean, stdev }
+        }
+        None => playout::ownership(root, OWNERSHIP_PLAYOUTS, &mut Rng::new(seed)),
+    }
 }
 
 /// One candidate move of the root.

@@ -18,8 +18,8 @@
 //! Values are the side to move's, as [`crate::candidates`] computes them (win rates with a
 //! draw as half, the lower bounds, the score's spread). `scoreLead`, `scoreMean` and
 //! `scoreSelfplay` are all the search's mean score margin. Ownership (row-major from the
-//! top-left, as KataGo prints it) comes from random light playouts from the root position,
-//! with or without a net.
+//! top-left, as KataGo prints it) is the net's ownership head, or without a net random light
+//! playouts from the root position ([`crate::candidates::ownership`]).
 //!
 //! Sligo turns have two decisions, which GUIs cannot show: these commands refuse Sligo.
 
@@ -268,7 +268,7 @@ impl Engine {
     ) -> io::Result<Ended> {
         let seed = self.brain.seed() ^ u64::from(root.turns());
         let want_own = req.format == Format::Kata && (req.ownership || req.ownership_stdev);
-        let own = want_own.then(|| ownership(&root, seed));
+        let own = want_own.then(|| ownership(self.brain.evaluator(), &root, seed));
         let cap = if req.genmove { self.brain.visits() } else { MAX_ANALYSIS_VISITS };
         let mut search = Search::new(root.clone(), SearchConfig::for_board(root.geo().size()), seed);
         let mut last = Instant::now();

@@ -24,11 +24,17 @@
 //! `hane-rules` or `loadsgf` that would change the game gets an error response saying which
 //! rules the net plays, and the engine keeps its state. Komi (an input of the net) and the
 //! turn cap may change freely.
+//!
+//! `final_score` and `final_status_list` judge dead stones as a player would, not by the
+//! rules' automatic method (which self-play and the referee keep): under Go rules with the
+//! net's ownership head when a net is loaded, else with random playouts (Benson's pass-alive
+//! chains always live); Loose and Sligo count by their own rules.
 
 use crate::Error;
+use hane_engine::board::PointSet;
 use hane_engine::range::Invalid;
 use hane_engine::rules::{Komi, Variant};
-use hane_engine::score::dead_stones;
+use hane_engine::score::{dead_by_ownership, dead_by_playouts, dead_stones, score_judged};
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Rules, Turn};
 use hane_eval::referee::{search_turn, SearchPlayer};
@@ -297,8 +303,29 @@ impl Engine {
         Ok(Turn::name_of(&start, &actions))
     }
 
-    fn final_score(&self) -> String {
-        let s = self.game.score();
+    /// The dead stones as a player judges them at the end of a game: under Go rules by the
+    /// net's ownership head when a net is loaded, else by random playouts
+    /// ([`dead_by_playouts`]); Loose and Sligo by their own rules.
+    fn judged_dead(&mut self) -> PointSet {
+        let b = self.game.board();
+        if self.rules.variant != Variant::Go {
+            return dead_stones(&self.game, b);
+        }
+        match self.brain.evaluator().ownership(&self.game) {
+            Some(owner) => dead_by_ownership(b, &owner),
+            None => dead_by_playouts(b),
+        }
+    }
+
+    /// The score with the judged dead stones removed (the rules' own scoring otherwise).
+    fn final_score(&mut self) -> String {
+        let s = match self.rules.variant {
+            Variant::Go => {
+                let dead = self.judged_dead();
+                score_judged(&self.game, &dead)
+            }
+            _ => self.game.score(),
+        };
         let m = s.margin_black();
         if m > 0.0 {
             format!("B+{m}")
@@ -436,8 +463,8 @@ impl Engine {
                 if !matches!(want, "dead" | "alive" | "seki") {
                     return Err("syntax error: status is alive, dead or seki".into());
                 }
+                let dead = self.judged_dead();
                 let b = self.game.board();
-                let dead = dead_stones(&self.game, b);
                 let pts: Vec<String> = geo
                     .points()
                     .filter(|&p| b.color(p).is_some())

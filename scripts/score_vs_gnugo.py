@@ -22,9 +22,12 @@ HANE = os.path.join(os.path.dirname(__file__), "..", "target", "release", "hane"
 
 def gtp_session(command, lines):
     """Sends `lines` to a GTP engine and returns its responses, one per line sent."""
-    text = "".join(line + "\n" for line in lines) + "quit\n"
+    text = "".join(line + "\n" for line in lines)
     out = subprocess.run(command, input=text, capture_output=True, text=True, check=True).stdout
-    return [r.strip() for r in out.split("\n\n") if r.strip()]
+    responses = [r.strip() for r in out.split("\n\n") if r.strip()]
+    if len(responses) != len(lines):
+        sys.exit(f"{command[0]}: {len(responses)} responses to {len(lines)} commands")
+    return responses
 
 
 def margin(score):

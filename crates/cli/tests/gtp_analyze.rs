@@ -189,13 +189,15 @@ fn kata_analyze_streams_until_the_next_command() {
     assert_eq!(e.response(), ["="]);
     e.send("7 kata-analyze w 5 ownership true ownershipStdev true rootInfo true minmoves 3");
     assert_eq!(e.line(), "=7");
+    let mut own: Vec<f64> = Vec::new();
     for _ in 0..3 {
         let rest = check_kata(&e.line(), 5);
         assert_eq!(rest.len(), 3, "ownership, ownershipStdev and rootInfo");
-        // White to move after C3: Black's stone at C3 (the centre, row-major from A5) is
-        // Black's in more playouts than not, so White sees it as the other side's.
-        let own: Vec<f64> = rest["ownership"].iter().map(|w| w.parse().unwrap()).collect();
-        assert!(own[2 * 5 + 2] < 0.0, "C3 leans to Black, seen by White: {own:?}");
+        let floats = |k: &str| rest[k].iter().map(|w| w.parse::<f64>().unwrap()).collect::<Vec<_>>();
+        own = floats("ownership");
+        for (m, sd) in own.iter().zip(floats("ownershipStdev")) {
+            assert!((sd - (1.0 - m * m).sqrt()).abs() < 1e-4, "the spread of an owner of mean {m}");
+        }
     }
     // The next command ends the response (its empty line first), then gets its own answer.
     e.send("8 name");
@@ -207,6 +209,14 @@ fn kata_analyze_streams_until_the_next_command() {
         check_kata(&l, 5);
     }
     assert_eq!(e.response(), ["=8 hane"]);
+    // The net's ownership head, White's view there and Black's in hane-ownership.
+    e.send("hane-ownership");
+    let board: Vec<f64> =
+        e.response()[1..].iter().flat_map(|row| row.split(' ').map(|x| x.parse::<f64>().unwrap())).collect();
+    assert_eq!(board.len(), 25);
+    for (w, b) in own.iter().zip(&board) {
+        assert!((w + b).abs() < 0.006, "{own:?} {board:?}");
+    }
     e.send("genmove w");
     let mv = e.response();
     assert!(mv.len() == 1 && mv[0].starts_with("= "), "the engine plays normally after: {mv:?}");
@@ -275,4 +285,41 @@ fn the_end_of_the_input_ends_an_analysis_cleanly() {
     for l in text.lines().skip(1).filter(|l| !l.is_empty()) {
         check_lz(l, 5);
     }
+}
+
+#[test]
+fn katago_rules_and_gogui_analyze_commands() {
+    let mut e = Engine::start(&["--rules", "chinese,size=7", "--visits", "16"]);
+    e.send("kata-get-rules");
+    let r = e.response();
+    let rules: HashMap<String, serde_json::Value> =
+        serde_json::from_str(r[0].strip_prefix("= ").unwrap()).unwrap_or_else(|_| panic!("{r:?}"));
+    assert_eq!((rules["ko"].as_str(), rules["scoring"].as_str()), (Some("SIMPLE"), Some("AREA")), "{r:?}");
+    assert_eq!(rules["suicide"], serde_json::json!(false));
+    e.send("komi 6");
+    e.send("kata-set-rules japanese");
+    e.send("kata-get-rules");
+    assert_eq!(e.response(), ["="]);
+    assert_eq!(e.response(), ["="]);
+    let r = e.response();
+    assert!(r[0].contains(r#""scoring":"TERRITORY""#) && r[0].contains(r#""tax":"SEKI""#), "{r:?}");
+    e.send("hane-score");
+    assert!(e.response()[0].starts_with("= black 0 white 6"), "the size and komi stay");
+    e.send("kata-set-rules aga");
+    assert!(e.response()[0].starts_with("? unknown rules"));
+    e.send("gogui-analyze_commands");
+    let r = e.response();
+    assert!(r.iter().all(|l| l.trim_start_matches("= ").split('/').count() == 3), "{r:?}");
+    e.send("play b D4");
+    e.send("hane-ownership");
+    assert_eq!(e.response(), ["="]);
+    let board = e.response();
+    assert_eq!(board.len(), 8, "= and seven rows: {board:?}");
+    for row in &board[1..] {
+        let xs: Vec<f64> = row.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert!(xs.len() == 7 && xs.iter().all(|x| (-1.0..=1.0).contains(x)), "{row}");
+    }
+    let centre: f64 = board[4].split(' ').nth(3).unwrap().parse().unwrap();
+    assert!(centre > 0.0, "D4 leans to Black: {board:?}");
+    e.quit();
 }

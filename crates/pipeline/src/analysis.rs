@@ -80,7 +80,7 @@ struct Job {
 type Refusal = (String, &'static str);
 
 /// The hane rules string of a KataGo rules name, when one matches.
-fn katago_rules(name: &str) -> Option<&'static str> {
+pub fn katago_rules(name: &str) -> Option<&'static str> {
     Some(match name.to_ascii_lowercase().as_str() {
         "tromp-taylor" | "tromp_taylor" => "tromp-taylor",
         "chinese" => "chinese",

@@ -72,7 +72,48 @@ const COMMANDS: &[&str] = &[
     "hane-play",
     "hane-genmove",
     "hane-score",
+    "hane-ownership",
+    "kata-get-rules",
+    "kata-set-rules",
+    "gogui-analyze_commands",
 ];
+
+/// GoGui's analyze menu: `type/label/command` (GoGui's docs: `dboard` is a board of numbers,
+/// `plist` a list of points).
+const GOGUI_ANALYZE: &[&str] = &[
+    "dboard/Ownership (Black +1)/hane-ownership",
+    "plist/Dead stones/final_status_list dead",
+    "string/Final score/final_score",
+    "string/Score as the board stands (the rules' own count)/hane-score",
+    "string/Rules (KataGo's terms)/kata-get-rules",
+];
+
+/// `rules` in the terms of KataGo's `kata-get-rules`, for the Go rule sets.
+fn katago_json(rules: &Rules) -> Result<String, String> {
+    use hane_engine::rules::{KoRule, Scoring};
+    if rules.variant != Variant::Go {
+        return Err(format!("{rules} has no KataGo equivalent"));
+    }
+    let ko = match rules.ko {
+        KoRule::Positional => "POSITIONAL",
+        _ => "SIMPLE",
+    };
+    let (scoring, tax) = match rules.scoring {
+        // RULES.md: under territory scoring the empty points of a seki count for nobody.
+        Scoring::Territory => ("TERRITORY", "SEKI"),
+        Scoring::Stones => ("AREA", "ALL"),
+        Scoring::Area => ("AREA", "NONE"),
+    };
+    Ok(serde_json::json!({
+        "ko": ko,
+        "scoring": scoring,
+        "tax": tax,
+        "suicide": rules.suicide,
+        "hasButton": false,
+        "whiteHandicapBonus": "0",
+    })
+    .to_string())
+}
 
 /// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
 /// shared by `hane gtp` and `hane play`.
@@ -545,6 +586,37 @@ impl Engine {
                 let [spec] = exactly(args)?;
                 self.set_rules(spec.parse::<Rules>().map_err(|e| e.to_string())?)?;
                 String::new()
+            }
+            "kata-get-rules" => {
+                let [] = exactly(args)?;
+                katago_json(&self.rules)?
+            }
+            "kata-set-rules" => {
+                // KataGo's names where a hane rule set matches, else hane's rules strings; the
+                // board size and komi stay.
+                let [name] = exactly(args)?;
+                let text = crate::analysis::katago_rules(name).unwrap_or(name);
+                let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;
+                (rules.size, rules.komi) = (self.rules.size, self.rules.komi);
+                rules.validate().map_err(|e| e.to_string())?;
+                self.set_rules(rules)?;
+                String::new()
+            }
+            "hane-ownership" => {
+                let [] = exactly(args)?;
+                let seed = self.brain.seed() ^ self.game.state_hash();
+                let own = crate::candidates::ownership(self.brain.evaluator(), &self.game, seed);
+                let n = geo.size();
+                let rows: Vec<String> = own
+                    .mean
+                    .chunks(n)
+                    .map(|row| row.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" "))
+                    .collect();
+                format!("\n{}", rows.join("\n"))
+            }
+            "gogui-analyze_commands" => {
+                let [] = exactly(args)?;
+                GOGUI_ANALYZE.join("\n")
             }
             _ => return Err("unknown command".into()),
         };

@@ -6,7 +6,7 @@ use crate::progress::SelfplayBar;
 use crate::stop::{self, Second, RERUN};
 use crate::Failure;
 use hane_pipeline::config;
-use hane_pipeline::players::{model_factory, named_factory};
+use hane_pipeline::players::selfplay_evaluators;
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig};
 use std::path::{Path, PathBuf};
@@ -57,31 +57,15 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
     hane_engine::range::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
     cfg.seed = a.seed.unwrap_or(cfg.seed);
-    let model = match &a.model {
-        Some(dir) if dir.is_dir() => Some(hane_train::latest_checkpoint(dir).ok_or_else(|| {
-            Failure::input(format!(
-                "--model {}: no checkpoint in {}/checkpoints",
-                dir.display(),
-                dir.display()
-            ))
-        })?),
-        m => m.clone(),
-    };
-    let (fac, source) = match &model {
-        Some(m) => {
-            let rules = cfg.parsed_rules().map_err(Failure::input)?;
-            let fac = model_factory(m, rules, cfg.batch_size)
-                .map_err(|e| Failure::input(format!("--model {e}")))?;
-            (fac, m.display().to_string())
+    let (fac, source) = selfplay_evaluators(&mut cfg, a.model.as_deref(), &a.evaluator).map_err(|e| {
+        if a.model.is_some() {
+            Failure::input(format!("--model {e}"))
+        } else {
+            e.into()
         }
-        None => (named_factory(&a.evaluator, cfg.seed)?, a.evaluator.clone()),
-    };
-    if model.is_none() && a.evaluator == "uniform" {
-        // The uniform evaluator values every leaf as a draw: no opinion to mix into targets.
-        cfg.value_search_mix = 0.0;
-    }
+    })?;
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
-    let second = if model.is_some() { Second::Wait } else { Second::Exit };
+    let second = if a.model.is_some() { Second::Wait } else { Second::Exit };
     stop::install("after the moves in flight (finished games are kept)", second)?;
     let s = play_with_bar(&cfg, a.games, &a.out, fac, &source)?;
     println!(

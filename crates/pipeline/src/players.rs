@@ -1,4 +1,5 @@
-//! Players named on the command line, for `hane match` and `hane komi`:
+//! Players named on the command line, for `hane match` and `hane komi`, and the evaluators of
+//! `hane selfplay`:
 //!
 //! - `model:PATH`: hane's search with the net in a checkpoint;
 //! - `rollout` / `uniform`: hane's search with random playouts / no knowledge;
@@ -12,6 +13,7 @@ use hane_eval::gtp::{gnugo_program, GtpEngine};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
+use hane_selfplay::SelfplayConfig;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -83,6 +85,41 @@ pub fn model_factory(path: &Path, rules: Rules, batch: usize) -> Result<Evaluato
                 .with_fixed_batch(batch),
         )
     }))
+}
+
+/// The evaluators of a self-play run, and a label for its reports: the net of `model` (a
+/// checkpoint, or a trainer's output folder meaning its newest checkpoint) for `cfg`'s rules,
+/// else the evaluator named `evaluator` ([`named_factory`]). The uniform evaluator values
+/// every leaf as a draw, so its games mix no search value into their targets
+/// (`cfg.value_search_mix` becomes 0).
+pub fn selfplay_evaluators(
+    cfg: &mut SelfplayConfig,
+    model: Option<&Path>,
+    evaluator: &str,
+) -> Result<(EvaluatorFactory, String), Error> {
+    match model {
+        Some(path) => {
+            let ckpt = if path.is_dir() {
+                hane_train::latest_checkpoint(path).ok_or_else(|| {
+                    Error::Input(format!(
+                        "{}: no checkpoint in {}/checkpoints",
+                        path.display(),
+                        path.display()
+                    ))
+                })?
+            } else {
+                path.to_path_buf()
+            };
+            let rules = cfg.parsed_rules()?;
+            Ok((model_factory(&ckpt, rules, cfg.batch_size)?, ckpt.display().to_string()))
+        }
+        None => {
+            if evaluator == "uniform" {
+                cfg.value_search_mix = 0.0;
+            }
+            Ok((named_factory(evaluator, cfg.seed)?, evaluator.to_string()))
+        }
+    }
 }
 
 /// A self-play evaluator factory without a net, named on the command line: `uniform` or

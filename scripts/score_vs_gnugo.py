@@ -61,7 +61,7 @@ def main():
     # Debian installs GNU Go in /usr/games, which is not on every PATH.
     gnugo = shutil.which("gnugo") or "/usr/games/gnugo"
     gnugo_cmd = [gnugo, "--mode", "gtp", "--chinese-rules", "--level", "10"]
-    agree = 0
+    agree = playouts_agree = 0
     for i, g in enumerate(games):
         colour = "b"
         setup = [f"boardsize {a.size}", "clear_board", f"komi {a.komi}"]
@@ -74,10 +74,18 @@ def main():
         hs, ns = margin(h[-2]), margin(n[-2])
         ok = abs(hs - ns) <= 2
         agree += ok
-        print(f"game {i + 1:2d}: {len(g['moves'])} moves, hane {h[-2].lstrip('= ')}, GNU Go {n[-2].lstrip('= ')}, "
-              f"dead stones hane {len(h[-1].split()) - 1} GNU Go {len(n[-1].split()) - 1}, "
+        extra = ""
+        if a.model:
+            # The same position judged without the net, by playouts.
+            p = gtp_session(hane_cmd[:4], setup[2:] + plays + ["final_score", "final_status_list dead"])
+            playouts_agree += abs(margin(p[-2]) - ns) <= 2
+            extra = f", by playouts {p[-2].lstrip('= ')} ({len(p[-1].split()) - 1} dead)"
+        print(f"game {i + 1:2d}: {len(g['moves'])} moves, hane {h[-2].lstrip('= ')} ({len(h[-1].split()) - 1} dead)"
+              f"{extra}, GNU Go {n[-2].lstrip('= ')} ({len(n[-1].split()) - 1} dead): "
               f"{'agree' if ok else 'DIFFER'} within 2")
     print(f"{agree} of {len(games)} games agree within 2 points")
+    if a.model:
+        print(f"judged by playouts instead of the net: {playouts_agree} of {len(games)}")
     return 0 if agree == len(games) else 1
 
 

@@ -307,6 +307,9 @@ fn katago_rules_and_gogui_analyze_commands() {
     assert!(e.response()[0].starts_with("= black 0 white 6"), "the size and komi stay");
     e.send("kata-set-rules aga");
     assert!(e.response()[0].starts_with("? unknown rules"));
+    e.send("cputime");
+    let t: f64 = e.response()[0].strip_prefix("= ").unwrap().parse().unwrap();
+    assert!((0.0..600.0).contains(&t), "{t}");
     e.send("gogui-analyze_commands");
     let r = e.response();
     assert!(r.iter().all(|l| l.trim_start_matches("= ").split('/').count() == 3), "{r:?}");

@@ -277,40 +277,6 @@ pub fn dead_by_playouts(b: &Board) -> PointSet {
     dead
 }
 
-/// Dead stones judged from a prediction of the final owners (`owner`: Black's view in
-/// [-1, 1], dense point order; a net's ownership head): a chain is dead when, averaged over
-/// its stones, the opponent is expected to own them; pass-alive chains (Benson) never are.
-pub fn dead_by_ownership(b: &Board, owner: &[f32]) -> PointSet {
-    let geo = b.geo();
-    let mut alive = PointSet::default();
-    for c in [Color::Black, Color::White] {
-        let pa = pass_alive(b, c);
-        for p in geo.points() {
-            if pa.stones.contains(p) {
-                alive.insert(p);
-            }
-        }
-    }
-    let mut dead = PointSet::default();
-    let mut judged = PointSet::default();
-    for p in geo.points() {
-        let Some(c) = b.color(p) else { continue };
-        if judged.contains(p) || alive.contains(p) {
-            continue;
-        }
-        let stones: Vec<Point> = b.chain_stones(p).collect();
-        let total: f32 = stones.iter().map(|s| owner.get(geo.dense(*s)).copied().unwrap_or(0.0)).sum();
-        let mine = if c == Color::Black { total } else { -total };
-        for &s in &stones {
-            judged.insert(s);
-            if mine < 0.0 {
-                dead.insert(s);
-            }
-        }
-    }
-    dead
-}
-
 /// The score with exactly the stones of `dead` removed (judged by a player, not by the
 /// rules' automatic method).
 pub fn score_judged(g: &impl Countable, dead: &PointSet) -> Score {
@@ -550,22 +516,13 @@ mod tests {
     }
 
     #[test]
-    fn a_predicted_owner_judges_whole_chains() {
+    fn a_judged_score_removes_exactly_the_stones_given() {
         // Black walls off columns A-B, White D-E; White's stone at A3 sits in Black's area.
         let board = Board::from_rows(&[".X.O.", ".X.O.", "OX.O.", ".X.O.", ".X.O."]).unwrap();
-        let geo = board.geo();
-        let owner: Vec<f32> = geo
-            .points()
-            .map(|p| match geo.xy(p).0 {
-                0 | 1 => 0.9,
-                2 => 0.0,
-                _ => -0.9,
-            })
-            .collect();
-        let dead = dead_by_ownership(&board, &owner);
-        let a3 = geo.parse("A3").unwrap();
+        let a3 = board.geo().parse("A3").unwrap();
+        let dead = dead_by_playouts(&board);
         assert!(dead.contains(a3));
-        assert_eq!(geo.points().filter(|&p| dead.contains(p)).count(), 1, "the walls live");
+        assert_eq!(board.geo().points().filter(|&p| dead.contains(p)).count(), 1, "the walls live");
         let g = Position { rules: "chinese,size=5,komi=0".parse().unwrap(), board };
         let s = score_judged(&g, &dead);
         assert_eq!((s.black, s.white), (10.0, 10.0), "column C is dame");

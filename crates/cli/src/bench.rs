@@ -59,7 +59,8 @@ enum What {
         /// Games in flight (one worker thread).
         #[arg(long, default_value_t = 64)]
         in_flight: usize,
-        /// Evaluator: uniform or rollout.
+        /// Evaluator: uniform, rollout, or encode (a net's input encoding without the forward
+        /// pass: the CPU side of self-play alone).
         #[arg(long, default_value = "uniform")]
         evaluator: String,
         /// Checkpoints to measure instead (comma-separated); each plays its own rules and
@@ -89,7 +90,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
             let runs = if model.is_empty() {
                 default_rules(rules)
                     .into_iter()
-                    .map(|r| Ok((format!("{r},size={size}"), Source::Named(evaluator.clone()))))
+                    .map(|r| {
+                        let source = match evaluator.as_str() {
+                            "encode" => Source::Encode,
+                            _ => Source::Named(evaluator.clone()),
+                        };
+                        Ok((format!("{r},size={size}"), source))
+                    })
                     .collect::<Result<Vec<_>, Failure>>()?
             } else {
                 model
@@ -137,6 +144,9 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: us
             r.evals / r.bare_evals,
             source.name()
         );
+        if let Source::Encode = source {
+            println!("cpu side: {:.0} leaves/s per worker thread", r.evals);
+        }
     }
     if let Some(kb) = peak_rss_kib() {
         println!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);

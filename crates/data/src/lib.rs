@@ -1,5 +1,6 @@
 //! hane's training-data formats, shared by the self-play writer and the trainer's reader:
-//! the versioned feature encoder ([`features`]), a dependency-free `.npz` codec ([`npz`]),
+//! the versioned feature encoder ([`features`]) and the net's input batches built with it
+//! ([`batch`]), a dependency-free `.npz` codec ([`npz`]),
 //! self-describing, checksummed shards of training rows ([`shard`]) and the eight board
 //! symmetries as index maps over planes and actions ([`symmetries`]), which the trainer
 //! augments its rows with and the net's evaluator randomises its inputs with.
@@ -8,6 +9,7 @@
 //! and `train` (libtorch) agree on one definition of the data without depending on each
 //! other.
 
+pub mod batch;
 pub mod features;
 pub mod npz;
 pub mod shard;

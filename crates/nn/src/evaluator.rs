@@ -25,9 +25,8 @@
 
 use crate::model::{input_tensors, Network};
 use crate::NnError;
+use hane_data::batch::BatchEncoder;
 use hane_data::features::encode;
-use hane_data::symmetries::Symmetries;
-use hane_engine::rng::mix64;
 use hane_engine::{Game, GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 use std::path::Path;
@@ -37,14 +36,8 @@ use tch::{Device, Kind, Tensor};
 #[derive(Debug)]
 pub struct NetEvaluator {
     net: Network,
-    planes: Vec<u8>,
-    globals: Vec<f32>,
-    /// The symmetry maps when positions get a random symmetry.
-    symmetries: Option<Symmetries>,
-    /// The symmetry of each position of the current batch.
-    chosen: Vec<usize>,
-    /// The rows of every forward pass, when fixed.
-    fixed_batch: Option<usize>,
+    /// The input buffers, symmetries and padding.
+    input: BatchEncoder,
 }
 
 fn to_vec(t: &Tensor) -> Vec<f32> {
@@ -64,41 +57,22 @@ fn softmax_at(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> 
 impl NetEvaluator {
     /// Wraps a network (on any device).
     pub fn new(net: Network) -> NetEvaluator {
-        NetEvaluator {
-            net,
-            planes: Vec::new(),
-            globals: Vec::new(),
-            symmetries: None,
-            chosen: Vec::new(),
-            fixed_batch: None,
-        }
+        let cfg = net.config();
+        NetEvaluator { input: BatchEncoder::new(cfg.board_size, cfg.action_space), net }
     }
 
     /// The same evaluator running every forward pass on at least `rows` rows, the batch
     /// padded with zeros (see the module docs): for self-play, with its batch size.
     pub fn with_fixed_batch(mut self, rows: usize) -> NetEvaluator {
-        self.fixed_batch = Some(rows);
+        self.input = self.input.with_fixed_batch(rows);
         self
     }
 
     /// The same evaluator showing each position to the net in a symmetry of its own (see the
     /// module docs).
     pub fn with_random_symmetries(mut self) -> NetEvaluator {
-        let cfg = self.net.config();
-        self.symmetries = Some(Symmetries::new(cfg.board_size, cfg.action_space));
+        self.input = self.input.with_random_symmetries();
         self
-    }
-
-    /// The symmetry `g` is shown in: identity without random symmetries, else one of the
-    /// eight by a hash of the board, the player to move and the turn.
-    fn symmetry_of(&self, g: &GameState) -> usize {
-        match self.symmetries {
-            None => 0,
-            Some(_) => {
-                let key = g.board().hash() ^ (u64::from(g.turns()) << 1) ^ g.to_move().index() as u64;
-                (mix64(key) % 8) as usize
-            }
-        }
     }
 
     /// Loads the checkpoint at `path` for `rules` on `device` (see [`crate::device`]), after
@@ -127,33 +101,10 @@ impl Evaluator<GameState> for NetEvaluator {
             return Vec::new();
         }
         let cfg = *self.net.config();
-        self.planes.clear();
-        self.globals.clear();
-        self.chosen.clear();
-        for r in batch {
-            assert!(
-                r.state.geo().size() == cfg.board_size && r.state.action_space() == cfg.action_space,
-                "a {}x{} net with {} actions cannot evaluate {}",
-                cfg.board_size,
-                cfg.board_size,
-                cfg.action_space,
-                r.state.rules()
-            );
-            let (p, g) = encode(&r.state);
-            let sym = self.symmetry_of(&r.state);
-            match &self.symmetries {
-                Some(maps) if sym != 0 => maps.planes(sym, &p, &mut self.planes),
-                _ => self.planes.extend_from_slice(&p),
-            }
-            self.chosen.push(sym);
-            self.globals.extend_from_slice(&g);
-        }
-        let n = batch.len();
-        let rows = self.fixed_batch.map_or(n, |f| f.max(n));
-        self.planes.resize(self.planes.len() / n * rows, 0);
-        self.globals.resize(self.globals.len() / n * rows, 0.0);
+        let rows = self.input.encode(batch.iter().map(|r| &r.state));
         let (policy, wdl, score) = tch::no_grad(|| {
-            let (planes, globals) = input_tensors(&cfg, &self.planes, &self.globals, rows, self.net.device());
+            let (planes, globals) =
+                input_tensors(&cfg, self.input.planes(), self.input.globals(), rows, self.net.device());
             let out = self.net.forward_t(&planes, &globals, false);
             (to_vec(&out.policy), to_vec(&out.wdl.softmax(1, Kind::Float)), to_vec(&out.score_mean))
         });
@@ -164,14 +115,8 @@ impl Evaluator<GameState> for NetEvaluator {
             .enumerate()
             .map(|(k, r)| {
                 let logits = &policy[k * m..(k + 1) * m];
-                // The net answered for the moved position: action i's logit sits where the
-                // symmetry moved i.
-                let at = |i: usize| match &self.symmetries {
-                    Some(maps) => maps.action(self.chosen[k], i),
-                    None => i,
-                };
                 Evaluation {
-                    policy: softmax_at(logits, r.legal.iter().map(|&a| at(r.state.action_index(a)))),
+                    policy: softmax_at(logits, r.legal.iter().map(|&a| self.input.entry(k, &r.state, a))),
                     wdl: [wdl[3 * k], wdl[3 * k + 1], wdl[3 * k + 2]],
                     score: score[k] * scale,
                 }
@@ -223,7 +168,7 @@ mod tests {
             let (mut g, mut actions) = (GameState::new(rules), Vec::new());
             let mut moved = 0;
             for turn in 0..12 {
-                let s = sym.symmetry_of(&g);
+                let s = sym.input.symmetry_of(&g);
                 moved += usize::from(s != 0);
                 // The same game with every action moved by the symmetry.
                 let t = Symmetry::ALL[s];

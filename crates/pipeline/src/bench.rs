@@ -4,10 +4,11 @@
 
 use crate::players::{model_factory, named_factory};
 use crate::Error;
+use hane_data::batch::BatchEncoder;
 use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::rng::Rng;
-use hane_engine::{Game, GameState, Rules};
-use hane_mcts::EvalRequest;
+use hane_engine::{Game, GameState, PolicyLayout, Rules};
+use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{Progress, SelfplayConfig};
 use std::path::PathBuf;
@@ -77,6 +78,8 @@ pub enum Source {
     Named(String),
     /// A checkpoint's net.
     Model(PathBuf),
+    /// The CPU side of a net's evaluator without its forward pass ([`EncodeEvaluator`]).
+    Encode,
 }
 
 impl Source {
@@ -84,6 +87,7 @@ impl Source {
         match self {
             Source::Named(n) => named_factory(n, 1),
             Source::Model(p) => model_factory(p, rules, batch),
+            Source::Encode => Ok(Arc::new(move || Box::new(EncodeEvaluator::new(rules, batch)))),
         }
     }
 
@@ -92,7 +96,46 @@ impl Source {
         match self {
             Source::Named(n) => n.clone(),
             Source::Model(p) => p.display().to_string(),
+            Source::Encode => "encode".into(),
         }
+    }
+}
+
+/// A net's evaluator without the net: it encodes every batch as self-play's net evaluator
+/// does ([`BatchEncoder`] with random symmetries, padded to the batch size) and maps every
+/// legal action to its policy entry, then answers a uniform policy and an even value. Self-play
+/// with it measures the CPU side of self-play alone: what the search workers and the input
+/// encoding cost per leaf, whatever accelerator runs the forward passes.
+#[derive(Debug)]
+pub struct EncodeEvaluator {
+    input: BatchEncoder,
+}
+
+impl EncodeEvaluator {
+    /// For positions of `rules`, in batches padded to `batch` rows.
+    pub fn new(rules: Rules, batch: usize) -> EncodeEvaluator {
+        let input = BatchEncoder::new(usize::from(rules.size), PolicyLayout::of(&rules).len());
+        EncodeEvaluator { input: input.with_random_symmetries().with_fixed_batch(batch) }
+    }
+}
+
+impl Evaluator<GameState> for EncodeEvaluator {
+    fn evaluate(&mut self, batch: &[EvalRequest<GameState>]) -> Vec<Evaluation> {
+        if batch.is_empty() {
+            return Vec::new();
+        }
+        self.input.encode(batch.iter().map(|r| &r.state));
+        batch
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                // The entries a net's policy would be read at, looked up and then unused.
+                let entries: usize = r.legal.iter().map(|&a| self.input.entry(k, &r.state, a)).sum();
+                std::hint::black_box(entries);
+                let n = r.legal.len().max(1);
+                Evaluation { policy: vec![1.0 / n as f32; r.legal.len()], wdl: [0.0, 1.0, 0.0], score: 0.0 }
+            })
+            .collect()
     }
 }
 
@@ -183,10 +226,17 @@ fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error>
     Ok(rounds[2])
 }
 
-/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/stat`, utime + stime in
-/// clock ticks of 1/100 s), so a benchmark on a busy machine still measures one core's work.
+/// CPU time of the calling thread in seconds, so a benchmark on a busy machine still measures
+/// one core's work.
 fn thread_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    cpu_seconds("/proc/thread-self/stat")
+}
+
+/// CPU seconds (user and system) in a Linux `stat` file: `/proc/self/stat` for the process,
+/// `/proc/thread-self/stat` for the calling thread (utime + stime, in Linux's fixed clock ticks
+/// of 1/100 s).
+pub fn cpu_seconds(path: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(path).ok()?;
     // Fields after the command name (which ends with ')'): state is field 3, utime 14, stime 15.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();

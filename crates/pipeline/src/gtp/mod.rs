@@ -90,20 +90,6 @@ const GOGUI_ANALYZE: &[&str] = &[
     "string/CPU seconds/cputime",
 ];
 
-/// CPU seconds this process has used (user and system, all threads), for GoGui's `cputime`:
-/// fields 14 and 15 of `/proc/self/stat`, in Linux's fixed 100 ticks per second.
-fn cpu_seconds() -> Result<f64, String> {
-    let stat = std::fs::read_to_string("/proc/self/stat").map_err(|e| format!("cputime: {e}"))?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
-    match (ticks(11), ticks(12)) {
-        (Some(user), Some(system)) => Ok((user + system) as f64 / 100.0),
-        _ => Err("cputime: /proc/self/stat has no CPU times".into()),
-    }
-}
-
 /// `rules` in the terms of KataGo's `kata-get-rules`, for the Go rule sets.
 fn katago_json(rules: &Rules) -> Result<String, String> {
     use hane_engine::rules::{KoRule, Scoring};
@@ -630,7 +616,8 @@ impl Engine {
             }
             "cputime" => {
                 let [] = exactly(args)?;
-                format!("{:.3}", cpu_seconds()?)
+                let t = crate::bench::cpu_seconds("/proc/self/stat");
+                format!("{:.2}", t.ok_or("cputime: /proc/self/stat cannot be read")?)
             }
             "gogui-analyze_commands" => {
                 let [] = exactly(args)?;

@@ -40,9 +40,12 @@ enum What {
         /// Shard folder (default: generated random-game shards).
         #[arg(long)]
         data: Option<std::path::PathBuf>,
-        /// Timed steps per measurement.
+        /// Timed steps per measurement (with --loader: batches).
         #[arg(long, default_value_t = 10)]
         steps: u64,
+        /// Time the data loader alone (shards, shuffling, symmetries, batches), no training.
+        #[arg(long)]
+        loader: bool,
     },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
@@ -76,11 +79,17 @@ enum What {
 pub fn run(a: Args) -> Result<(), Failure> {
     match a.what {
         What::Playouts { rules, size, seconds, rounds, seed } => playouts(rules, size, seconds, rounds, seed),
-        What::Train { config, data, steps } => {
+        What::Train { config, data, steps, loader } => {
             let cfg = match config {
                 Some(p) => hane_pipeline::config::load(&p)?.train,
                 None => hane_train::TrainConfig::default(),
             };
+            if loader {
+                let rate = hane_train::bench_loader(&cfg, data.as_deref(), steps)
+                    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+                println!("loader: {rate:.0} samples/s per thread (batch {}, {})", cfg.batch_size, cfg.rules);
+                return Ok(());
+            }
             let report = hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::progress::print_train)
                 .map_err(|e| Failure { code: 1, message: e.to_string() })?;
             println!("{report}");

@@ -13,10 +13,15 @@
 //! moment. Without a data folder the benchmark writes shards of random games
 //! ([`crate::synthetic`]) to a temporary folder first. Everything it writes is removed at the
 //! end.
+//!
+//! [`bench_loader`] times the loader alone (`hane bench train --loader`): the samples per
+//! second its one thread delivers.
 
 use crate::config::{TrainConfig, MAX_STEPS};
+use crate::loader::{Loader, Message};
 use crate::trainer::{Progress, Trainer};
 use crate::{synthetic, TrainError};
+use hane_nn::NetConfig;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -76,6 +81,53 @@ impl fmt::Display for BenchReport {
 }
 
 /// A temporary folder removed on drop.
+/// The shards a benchmark reads: `data_dir`, or generated random games in a temporary folder
+/// (removed when the returned guard drops), enough for a few batches.
+fn bench_data(cfg: &TrainConfig, data_dir: Option<&Path>) -> Result<(TempDir, PathBuf), TrainError> {
+    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let tmp = TempDir(std::env::temp_dir().join(format!("hane-bench-train-{}-{nanos}", std::process::id())));
+    let data = match data_dir {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let d = tmp.0.join("data");
+            let games = (4 * cfg.batch_size).div_ceil(64).max(8);
+            synthetic::write_shards(&d, &rules, games, 64, cfg.seed)
+                .map_err(|e| TrainError::Data(e.to_string()))?;
+            d
+        }
+    };
+    Ok((tmp, data))
+}
+
+/// Samples per second of the data loader alone (its one thread reading the window's shards,
+/// shuffling, augmenting with symmetries and assembling batches), no training: the best of
+/// [`ROUNDS`] rounds of `batches` batches each, after a warm-up batch.
+pub fn bench_loader(cfg: &TrainConfig, data_dir: Option<&Path>, batches: u64) -> Result<f64, TrainError> {
+    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    let (_tmp, data) = bench_data(cfg, data_dir)?;
+    let mut loader = Loader::start(cfg, rules, NetConfig::new(&rules, cfg.net), &data, cfg.seed);
+    let mut next_rows = || loop {
+        match loader.recv() {
+            Message::Batch(b) => return Ok(b.rows),
+            Message::Failed(e) => return Err(e),
+            Message::Window(_) | Message::Warning(_) => {}
+        }
+    };
+    next_rows()?;
+    let mut best = 0.0f64;
+    for _ in 0..ROUNDS {
+        let clock = Instant::now();
+        let mut rows = 0;
+        for _ in 0..batches.max(1) {
+            rows += next_rows()?;
+        }
+        best = best.max(rows as f64 / clock.elapsed().as_secs_f64());
+    }
+    Ok(best)
+}
+
 struct TempDir(PathBuf);
 
 impl Drop for TempDir {
@@ -94,20 +146,7 @@ pub fn bench(
     steps: u64,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<BenchReport, TrainError> {
-    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let tmp = TempDir(std::env::temp_dir().join(format!("hane-bench-train-{}-{nanos}", std::process::id())));
-    let data = match data_dir {
-        Some(d) => d.to_path_buf(),
-        None => {
-            let d = tmp.0.join("data");
-            let games = (4 * cfg.batch_size).div_ceil(64).max(8);
-            synthetic::write_shards(&d, &rules, games, 64, cfg.seed)
-                .map_err(|e| TrainError::Data(e.to_string()))?;
-            d
-        }
-    };
+    let (tmp, data) = bench_data(cfg, data_dir)?;
     let run_cfg =
         TrainConfig { checkpoint_every: MAX_STEPS, histogram_every: 0, log_every: MAX_STEPS, ..cfg.clone() };
     let mut t = Trainer::open(&run_cfg, &data, &tmp.0.join("out"))?;

@@ -41,7 +41,7 @@ pub mod synthetic;
 pub mod tensorboard;
 pub mod trainer;
 
-pub use bench::{bench, BenchReport};
+pub use bench::{bench, bench_loader, BenchReport};
 pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use trainer::{latest_checkpoint, train, Progress, StepLog, TrainSummary, Trainer};
 

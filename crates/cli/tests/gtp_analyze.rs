@@ -307,6 +307,13 @@ fn katago_rules_and_gogui_analyze_commands() {
     assert!(e.response()[0].starts_with("= black 0 white 6"), "the size and komi stay");
     e.send("kata-set-rules aga");
     assert!(e.response()[0].starts_with("? unknown rules"));
+    e.send(r#"kata-set-rules {"ko":"POSITIONAL","scoring":"AREA","tax":"NONE","suicide":true}"#);
+    assert_eq!(e.response(), ["="]);
+    e.send("kata-get-rules");
+    let r = e.response();
+    assert!(r[0].contains(r#""ko":"POSITIONAL""#) && r[0].contains(r#""suicide":true"#), "{r:?}");
+    e.send(r#"kata-set-rules {"ko":"SITUATIONAL"}"#);
+    assert_eq!(e.response(), ["? no hane rule set has ko SITUATIONAL"]);
     e.send("cputime");
     let t: f64 = e.response()[0].strip_prefix("= ").unwrap().parse().unwrap();
     assert!((0.0..600.0).contains(&t), "{t}");

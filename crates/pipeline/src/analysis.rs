@@ -91,6 +91,38 @@ pub fn katago_rules(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
+/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules: area
+/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (RULES.md: its
+/// empty points count for nobody), simple or positional ko, no button, no handicap bonus.
+pub fn katago_rules_object(o: &Map<String, Value>) -> Result<String, String> {
+    let text =
+        |key: &str, default: &str| o.get(key).and_then(Value::as_str).unwrap_or(default).to_ascii_uppercase();
+    let base = match (text("scoring", "AREA").as_str(), text("tax", "NONE").as_str()) {
+        ("AREA", "NONE") => "chinese",
+        ("AREA", "ALL") => "chinese,scoring=stones",
+        ("TERRITORY", "SEKI") => "japanese",
+        (s, t) => return Err(format!("no hane rule set scores {s} with tax {t}")),
+    };
+    let ko = match text("ko", "SIMPLE").as_str() {
+        "SIMPLE" => "simple",
+        "POSITIONAL" => "positional",
+        k => return Err(format!("no hane rule set has ko {k}")),
+    };
+    if o.get("hasButton").and_then(Value::as_bool).unwrap_or(false) {
+        return Err("no hane rule set has a button".into());
+    }
+    let bonus =
+        o.get("whiteHandicapBonus").map_or("0".to_string(), |v| v.as_str().unwrap_or("?").to_string());
+    if bonus != "0" {
+        return Err(format!(
+            "hane gives White no handicap bonus (whiteHandicapBonus {bonus:?}); set the komi"
+        ));
+    }
+    let suicide = if o.get("suicide").and_then(Value::as_bool).unwrap_or(false) { "allow" } else { "forbid" };
+    Ok(format!("{base},ko={ko},suicide={suicide}"))
+}
+
 fn player(v: &Value, field: &'static str) -> Result<Color, Refusal> {
     match v.as_str().map(str::to_ascii_uppercase).as_deref() {
         Some("B" | "BLACK") => Ok(Color::Black),
@@ -122,15 +154,15 @@ fn flag(q: &Map<String, Value>, key: &'static str) -> Result<bool, Refusal> {
 
 /// The rules of a query: its `rules`, size and komi.
 fn query_rules(q: &Map<String, Value>) -> Result<Rules, Refusal> {
-    let name = match q.get("rules") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(_)) => {
-            return Err(("rules objects are not supported; name the rules".into(), "rules"))
+    let (name, text) = match q.get("rules") {
+        Some(Value::String(s)) => (s.clone(), katago_rules(s).map_or(s.clone(), str::to_string)),
+        Some(Value::Object(o)) => {
+            let text = katago_rules_object(o).map_err(|e| (e, "rules"))?;
+            (Value::Object(o.clone()).to_string(), text)
         }
-        Some(_) => return Err(("rules must be a string".into(), "rules")),
+        Some(_) => return Err(("rules must be a string or a KataGo rules object".into(), "rules")),
         None => return Err(("rules is required".into(), "rules")),
     };
-    let text = katago_rules(&name).map_or(name.clone(), str::to_string);
     let mut rules: Rules = text.parse().map_err(|e| (format!("{name:?}: {e}"), "rules"))?;
     let size = |key: &'static str| {
         q.get(key)
@@ -574,6 +606,23 @@ mod tests {
         assert_eq!(r, "chinese,ko=positional,size=9,komi=7".parse::<Rules>().unwrap());
         let q = query(r#"{"rules":"loose","boardXSize":5,"boardYSize":5}"#);
         assert_eq!(query_rules(&q).unwrap().variant, Variant::Loose);
+        let q = query(
+            r#"{"rules":{"ko":"POSITIONAL","scoring":"AREA","tax":"NONE","suicide":true,"hasButton":false,"whiteHandicapBonus":"0"},"boardXSize":9,"boardYSize":9,"komi":7.5}"#,
+        );
+        assert_eq!(
+            query_rules(&q).unwrap(),
+            "chinese,ko=positional,suicide=allow,size=9".parse::<Rules>().unwrap(),
+            "Tromp-Taylor's fields, with Chinese dead stones"
+        );
+        for bad in [
+            r#"{"ko":"SITUATIONAL"}"#,
+            r#"{"hasButton":true}"#,
+            r#"{"scoring":"TERRITORY","tax":"NONE"}"#,
+            r#"{"whiteHandicapBonus":"N"}"#,
+        ] {
+            let q = query(&format!(r#"{{"rules":{bad},"boardXSize":9,"boardYSize":9}}"#));
+            assert_eq!(query_rules(&q).unwrap_err().1, "rules", "{bad}");
+        }
         for (bad, field) in [
             (r#"{"rules":"aga","boardXSize":9,"boardYSize":9}"#, "rules"),
             (r#"{"rules":"chinese","boardXSize":9,"boardYSize":7}"#, "boardYSize"),

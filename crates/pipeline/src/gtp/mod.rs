@@ -592,10 +592,18 @@ impl Engine {
                 katago_json(&self.rules)?
             }
             "kata-set-rules" => {
-                // KataGo's names where a hane rule set matches, else hane's rules strings; the
-                // board size and komi stay.
-                let [name] = exactly(args)?;
-                let text = crate::analysis::katago_rules(name).unwrap_or(name);
+                // KataGo's names or rules objects where a hane rule set matches, else hane's
+                // rules strings; the board size and komi stay.
+                let name = args.join(" ");
+                let text = if name.starts_with('{') {
+                    match serde_json::from_str(&name) {
+                        Ok(serde_json::Value::Object(o)) => crate::analysis::katago_rules_object(&o)?,
+                        _ => return Err(format!("syntax error: {name:?} is not a JSON object")),
+                    }
+                } else {
+                    let [one] = exactly(args)?;
+                    crate::analysis::katago_rules(one).map_or(one.to_string(), str::to_string)
+                };
                 let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;
                 (rules.size, rules.komi) = (self.rules.size, self.rules.komi);
                 rules.validate().map_err(|e| e.to_string())?;

@@ -29,6 +29,7 @@
 
 use crate::candidates::{candidates, ownership, summary, Candidate, Summary, CHUNK_VISITS};
 use crate::gtp::Brain;
+use crate::katago_rules;
 use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
 use hane_engine::{Action, Color, Game, GameState, Komi, Rules, Turn};
@@ -79,50 +80,6 @@ struct Job {
 /// A query's error: the message and the field it concerns.
 type Refusal = (String, &'static str);
 
-/// The hane rules string of a KataGo rules name, when one matches.
-pub fn katago_rules(name: &str) -> Option<&'static str> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "tromp-taylor" | "tromp_taylor" => "tromp-taylor",
-        "chinese" => "chinese",
-        "chinese-ogs" | "chinese-kgs" | "chinese_ogs" | "chinese_kgs" => "chinese,ko=positional",
-        "japanese" | "korean" => "japanese",
-        "stone-scoring" | "stone_scoring" => "chinese,scoring=stones",
-        _ => return None,
-    })
-}
-
-/// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
-/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules: area
-/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (RULES.md: its
-/// empty points count for nobody), simple or positional ko, no button, no handicap bonus.
-pub fn katago_rules_object(o: &Map<String, Value>) -> Result<String, String> {
-    let text =
-        |key: &str, default: &str| o.get(key).and_then(Value::as_str).unwrap_or(default).to_ascii_uppercase();
-    let base = match (text("scoring", "AREA").as_str(), text("tax", "NONE").as_str()) {
-        ("AREA", "NONE") => "chinese",
-        ("AREA", "ALL") => "chinese,scoring=stones",
-        ("TERRITORY", "SEKI") => "japanese",
-        (s, t) => return Err(format!("no hane rule set scores {s} with tax {t}")),
-    };
-    let ko = match text("ko", "SIMPLE").as_str() {
-        "SIMPLE" => "simple",
-        "POSITIONAL" => "positional",
-        k => return Err(format!("no hane rule set has ko {k}")),
-    };
-    if o.get("hasButton").and_then(Value::as_bool).unwrap_or(false) {
-        return Err("no hane rule set has a button".into());
-    }
-    let bonus =
-        o.get("whiteHandicapBonus").map_or("0".to_string(), |v| v.as_str().unwrap_or("?").to_string());
-    if bonus != "0" {
-        return Err(format!(
-            "hane gives White no handicap bonus (whiteHandicapBonus {bonus:?}); set the komi"
-        ));
-    }
-    let suicide = if o.get("suicide").and_then(Value::as_bool).unwrap_or(false) { "allow" } else { "forbid" };
-    Ok(format!("{base},ko={ko},suicide={suicide}"))
-}
-
 fn player(v: &Value, field: &'static str) -> Result<Color, Refusal> {
     match v.as_str().map(str::to_ascii_uppercase).as_deref() {
         Some("B" | "BLACK") => Ok(Color::Black),
@@ -155,9 +112,9 @@ fn flag(q: &Map<String, Value>, key: &'static str) -> Result<bool, Refusal> {
 /// The rules of a query: its `rules`, size and komi.
 fn query_rules(q: &Map<String, Value>) -> Result<Rules, Refusal> {
     let (name, text) = match q.get("rules") {
-        Some(Value::String(s)) => (s.clone(), katago_rules(s).map_or(s.clone(), str::to_string)),
+        Some(Value::String(s)) => (s.clone(), katago_rules::from_name(s)),
         Some(Value::Object(o)) => {
-            let text = katago_rules_object(o).map_err(|e| (e, "rules"))?;
+            let text = katago_rules::from_object(o).map_err(|e| (e, "rules"))?;
             (Value::Object(o.clone()).to_string(), text)
         }
         Some(_) => return Err(("rules must be a string or a KataGo rules object".into(), "rules")),
@@ -307,15 +264,25 @@ fn jobs(q: &Map<String, Value>, id: &str, brain: &Brain) -> Result<(Vec<Job>, Ve
 
 /// Values of the side to move turned into the reported view.
 struct View {
+    /// Whose view is reported.
+    viewer: Color,
+    /// Whether that is not the side to move's.
     flip: bool,
 }
 
 impl View {
     fn of(root: &GameState, p: Perspective) -> View {
-        let c = root.to_move();
-        View {
-            flip: matches!((p, c), (Perspective::Black, Color::White) | (Perspective::White, Color::Black)),
-        }
+        let viewer = match p {
+            Perspective::Black => Color::Black,
+            Perspective::White => Color::White,
+            Perspective::SideToMove => root.to_move(),
+        };
+        View { viewer, flip: viewer != root.to_move() }
+    }
+
+    /// A Black's-view owner (+1 Black) in the reported view.
+    fn owner(&self, black_view: f32) -> f64 {
+        f64::from(if self.viewer == Color::Black { black_view } else { -black_view })
     }
 
     fn value(&self, x: f32) -> f64 {
@@ -419,16 +386,9 @@ impl Analyzer {
             "moveInfos": infos,
             "rootInfo": view.root_info(&summary(search), &job.root),
         });
-        // Playout ownership is Black's view; the reported view flips it for White.
-        let black_view = match self.perspective {
-            Perspective::Black => true,
-            Perspective::White => false,
-            Perspective::SideToMove => job.root.to_move() == Color::Black,
-        };
         if let Some(own) = own {
-            let sign = if black_view { 1.0 } else { -1.0 };
             if job.ownership {
-                r["ownership"] = json!(own.mean.iter().map(|x| f64::from(sign * x)).collect::<Vec<_>>());
+                r["ownership"] = json!(own.mean.iter().map(|&x| view.owner(x)).collect::<Vec<_>>());
             }
             if job.ownership_stdev {
                 r["ownershipStdev"] = json!(own.stdev);

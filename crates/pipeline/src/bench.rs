@@ -8,7 +8,7 @@ use hane_data::batch::BatchEncoder;
 use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::rng::Rng;
 use hane_engine::{Game, GameState, PolicyLayout, Rules};
-use hane_mcts::{EvalRequest, Evaluation, Evaluator};
+use hane_mcts::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{Progress, SelfplayConfig};
 use std::path::PathBuf;
@@ -103,7 +103,7 @@ impl Source {
 
 /// A net's evaluator without the net: it encodes every batch as self-play's net evaluator
 /// does ([`BatchEncoder`] with random symmetries, padded to the batch size) and maps every
-/// legal action to its policy entry, then answers a uniform policy and an even value. Self-play
+/// legal action to its policy entry, then answers as [`UniformEvaluator`] does. Self-play
 /// with it measures the CPU side of self-play alone: what the search workers and the input
 /// encoding cost per leaf, whatever accelerator runs the forward passes.
 #[derive(Debug)]
@@ -125,17 +125,12 @@ impl Evaluator<GameState> for EncodeEvaluator {
             return Vec::new();
         }
         self.input.encode(batch.iter().map(|r| &r.state));
-        batch
-            .iter()
-            .enumerate()
-            .map(|(k, r)| {
-                // The entries a net's policy would be read at, looked up and then unused.
-                let entries: usize = r.legal.iter().map(|&a| self.input.entry(k, &r.state, a)).sum();
-                std::hint::black_box(entries);
-                let n = r.legal.len().max(1);
-                Evaluation { policy: vec![1.0 / n as f32; r.legal.len()], wdl: [0.0, 1.0, 0.0], score: 0.0 }
-            })
-            .collect()
+        // The entries a net's policy would be read at, looked up and then unused.
+        for (k, r) in batch.iter().enumerate() {
+            let entries: usize = r.legal.iter().map(|&a| self.input.entry(k, &r.state, a)).sum();
+            std::hint::black_box(entries);
+        }
+        UniformEvaluator.evaluate(batch)
     }
 }
 

@@ -13,7 +13,7 @@
 use hane_engine::playout::{self, Ownership};
 use hane_engine::rng::Rng;
 use hane_engine::{Action, GameState};
-use hane_mcts::{ChildStats, Evaluator, Search};
+use hane_mcts::{Evaluator, Search};
 
 /// Moves of a principal variation, at most.
 pub const PV_LEN: usize = 24;
@@ -102,8 +102,9 @@ pub fn margin(w: f32, visits: u32) -> f32 {
     1.96 * (w * (1.0 - w) / visits as f32).max(0.0).sqrt()
 }
 
-fn winrate(c: &ChildStats<Action>) -> f32 {
-    c.wdl[0] + 0.5 * c.wdl[1]
+/// The win rate of win/draw/loss probabilities, a draw counting half.
+fn winrate(wdl: [f32; 3]) -> f32 {
+    wdl[0] + 0.5 * wdl[1]
 }
 
 /// The candidate moves, best first: the visited ones by visits (then win rate, then prior),
@@ -111,7 +112,10 @@ fn winrate(c: &ChildStats<Action>) -> f32 {
 pub fn candidates(search: &Search<GameState>, min_moves: usize, max_moves: usize) -> Vec<Candidate> {
     let mut all = search.root_children();
     all.sort_by(|a, b| {
-        b.visits.cmp(&a.visits).then(winrate(b).total_cmp(&winrate(a))).then(b.prior.total_cmp(&a.prior))
+        b.visits
+            .cmp(&a.visits)
+            .then(winrate(b.wdl).total_cmp(&winrate(a.wdl)))
+            .then(b.prior.total_cmp(&a.prior))
     });
     let visited = all.iter().filter(|c| c.visits > 0).count();
     let mut n = visited.max(min_moves).min(all.len());
@@ -121,7 +125,7 @@ pub fn candidates(search: &Search<GameState>, min_moves: usize, max_moves: usize
     all.truncate(n);
     all.into_iter()
         .map(|c| {
-            let w = winrate(&c);
+            let w = winrate(c.wdl);
             let (pv, pv_visits) = search.principal_variation(c.action, PV_LEN).into_iter().unzip();
             Candidate {
                 action: c.action,
@@ -144,7 +148,7 @@ pub fn summary(search: &Search<GameState>) -> Summary {
     let r = search.root_value();
     Summary {
         visits: r.visits,
-        winrate: r.wdl[0] + 0.5 * r.wdl[1],
+        winrate: winrate(r.wdl),
         utility: r.utility,
         score: r.score,
         score_stdev: r.score_stdev,

@@ -16,6 +16,7 @@ pub mod config;
 mod error;
 pub mod gtp;
 pub mod input;
+pub mod katago_rules;
 pub mod komi;
 pub mod play;
 pub mod players;

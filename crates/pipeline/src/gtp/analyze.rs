@@ -126,8 +126,7 @@ pub fn parse(cmd: &str, args: &[&str]) -> Result<Request, String> {
             rest = tail;
         }
     }
-    let mut pairs = rest.chunks(2);
-    for pair in pairs.by_ref() {
+    for pair in rest.chunks(2) {
         let (key, value) = (pair[0], pair.get(1));
         match (key, format) {
             ("interval", _) => req.interval = centis(number(key, value)?),

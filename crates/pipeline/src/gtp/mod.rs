@@ -90,33 +90,6 @@ const GOGUI_ANALYZE: &[&str] = &[
     "string/CPU seconds/cputime",
 ];
 
-/// `rules` in the terms of KataGo's `kata-get-rules`, for the Go rule sets.
-fn katago_json(rules: &Rules) -> Result<String, String> {
-    use hane_engine::rules::{KoRule, Scoring};
-    if rules.variant != Variant::Go {
-        return Err(format!("{rules} has no KataGo equivalent"));
-    }
-    let ko = match rules.ko {
-        KoRule::Positional => "POSITIONAL",
-        _ => "SIMPLE",
-    };
-    let (scoring, tax) = match rules.scoring {
-        // RULES.md: under territory scoring the empty points of a seki count for nobody.
-        Scoring::Territory => ("TERRITORY", "SEKI"),
-        Scoring::Stones => ("AREA", "ALL"),
-        Scoring::Area => ("AREA", "NONE"),
-    };
-    Ok(serde_json::json!({
-        "ko": ko,
-        "scoring": scoring,
-        "tax": tax,
-        "suicide": rules.suicide,
-        "hasButton": false,
-        "whiteHandicapBonus": "0",
-    })
-    .to_string())
-}
-
 /// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
 /// shared by `hane gtp` and `hane play`.
 pub struct Brain {
@@ -589,7 +562,7 @@ impl Engine {
             }
             "kata-get-rules" => {
                 let [] = exactly(args)?;
-                katago_json(&self.rules)?
+                crate::katago_rules::to_json(&self.rules)?
             }
             "kata-set-rules" => {
                 // KataGo's names or rules objects where a hane rule set matches, else hane's
@@ -597,12 +570,12 @@ impl Engine {
                 let name = args.join(" ");
                 let text = if name.starts_with('{') {
                     match serde_json::from_str(&name) {
-                        Ok(serde_json::Value::Object(o)) => crate::analysis::katago_rules_object(&o)?,
+                        Ok(serde_json::Value::Object(o)) => crate::katago_rules::from_object(&o)?,
                         _ => return Err(format!("syntax error: {name:?} is not a JSON object")),
                     }
                 } else {
                     let [one] = exactly(args)?;
-                    crate::analysis::katago_rules(one).map_or(one.to_string(), str::to_string)
+                    crate::katago_rules::from_name(one)
                 };
                 let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;
                 (rules.size, rules.komi) = (self.rules.size, self.rules.komi);

@@ -2,7 +2,7 @@
 
 use crate::Failure;
 use hane_engine::Rules;
-use hane_pipeline::bench::{peak_rss_kib, playout_rates, selfplay_rates, Source};
+use hane_pipeline::bench::{bench_rules, peak_rss_kib, playout_rates, selfplay_rates, selfplay_runs, Source};
 
 /// Arguments of `hane bench`.
 #[derive(clap::Args)]
@@ -85,50 +85,18 @@ pub fn run(a: Args) -> Result<(), Failure> {
                 None => hane_train::TrainConfig::default(),
             };
             if loader {
-                let rate = hane_train::bench_loader(&cfg, data.as_deref(), steps)
-                    .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+                let rate = hane_train::bench_loader(&cfg, data.as_deref(), steps).map_err(Failure::other)?;
                 println!("loader: {rate:.0} samples/s per thread (batch {}, {})", cfg.batch_size, cfg.rules);
                 return Ok(());
             }
             let report = hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::progress::print_train)
-                .map_err(|e| Failure { code: 1, message: e.to_string() })?;
+                .map_err(Failure::other)?;
             println!("{report}");
             Ok(())
         }
         What::Selfplay { rules, size, games, in_flight, evaluator, batch, model } => {
-            let runs = if model.is_empty() {
-                default_rules(rules)
-                    .into_iter()
-                    .map(|r| {
-                        let source = match evaluator.as_str() {
-                            "encode" => Source::Encode,
-                            _ => Source::Named(evaluator.clone()),
-                        };
-                        Ok((format!("{r},size={size}"), source))
-                    })
-                    .collect::<Result<Vec<_>, Failure>>()?
-            } else {
-                model
-                    .into_iter()
-                    .map(|p| {
-                        let meta = hane_nn::Checkpoint::read(&p)
-                            .map_err(|e| Failure::input(format!("--model {}: {e}", p.display())))?
-                            .meta;
-                        let rules = meta.parsed_rules().map_err(Failure::input)?;
-                        Ok((rules.to_string(), Source::Model(p)))
-                    })
-                    .collect::<Result<Vec<_>, Failure>>()?
-            };
-            selfplay(runs, games, in_flight, batch)
+            selfplay(selfplay_runs(&rules, size, &evaluator, &model)?, games, in_flight, batch)
         }
-    }
-}
-
-fn default_rules(names: Vec<String>) -> Vec<String> {
-    if names.is_empty() {
-        ["ttakji", "brainking", "loose", "sligo"].map(String::from).to_vec()
-    } else {
-        names
     }
 }
 
@@ -164,20 +132,17 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, in_flight: usize, batch: us
 }
 
 fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64) -> Result<(), Failure> {
-    let names = default_rules(names);
     if !(seconds > 0.0 && seconds < 1e6) {
         return Err(Failure::input("--seconds must be positive"));
     }
-    if !(1..=1000).contains(&rounds) {
-        return Err(Failure::input("--rounds must be in 1..=1000"));
-    }
+    hane_engine::range::in_range("--rounds", rounds, 1..=1000).map_err(Failure::input)?;
     println!("light playouts from the empty {size}x{size} board, one thread, {rounds} rounds of {seconds} s");
     println!("(playouts per CPU-second of this thread: best, median and worst round)");
     println!(
         "{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "rules", "playouts", "best", "median", "worst", "avg turns"
     );
-    for name in names {
+    for name in bench_rules(&names) {
         let rules: Rules =
             format!("{name},size={size}").parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
         let r = playout_rates(rules, seconds, rounds, seed);

@@ -79,6 +79,11 @@ impl Failure {
     pub fn input(message: impl Into<String>) -> Failure {
         Failure { code: 2, message: message.into() }
     }
+
+    /// A failure of the work itself (exit code 1), with `e`'s whole chain of causes.
+    pub fn other(e: impl std::error::Error) -> Failure {
+        Failure { code: 1, message: causes(&e) }
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -109,6 +114,15 @@ fn causes(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+/// Writes `value` as pretty JSON to `path`, if one was given (whole or not at all).
+fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> Result<(), Failure> {
+    if let Some(path) = path {
+        let text = serde_json::to_string_pretty(value).map_err(Failure::other)?;
+        hane_data::shard::write_atomic(path, text.as_bytes()).map_err(Failure::other)?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -8,7 +8,6 @@
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_data::shard::write_atomic;
 use hane_engine::range::in_range;
 use hane_eval::arena::{run_match, tally, MatchSettings};
 use hane_eval::elo::Wdl;
@@ -83,9 +82,5 @@ pub fn run(a: Args) -> Result<(), Failure> {
         e => Failure::from(e),
     })?;
     print!("{}", report.table());
-    if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?;
-        write_atomic(path, text.as_bytes()).map_err(|e| Failure { code: 1, message: e.to_string() })?;
-    }
-    Ok(())
+    crate::write_json(a.json.as_deref(), &report)
 }

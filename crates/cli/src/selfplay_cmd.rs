@@ -50,7 +50,7 @@ fn play_with_bar(
     let bar = SelfplayBar::start(games, progress.clone());
     let result = run(cfg, games, out, fac, source, progress, stop::stop().flag());
     bar.finish();
-    result.map_err(|e| Failure { code: 1, message: e.to_string() })
+    result.map_err(Failure::other)
 }
 
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
@@ -68,24 +68,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let second = if a.model.is_some() { Second::Wait } else { Second::Exit };
     stop::install("after the moves in flight (finished games are kept)", second)?;
     let s = play_with_bar(&cfg, a.games, &a.out, fac, &source)?;
-    println!(
-        "{} games ({} already done) and {} side games, {} moves, {} rows in {:.1}s: {:.0} moves/s, {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
-        s.games,
-        s.resumed,
-        s.forks,
-        s.moves,
-        s.rows,
-        s.seconds,
-        s.moves as f64 / s.seconds.max(1e-9),
-        s.evals as f64 / s.seconds.max(1e-9),
-        s.results[0],
-        s.results[1],
-        s.results[2],
-        s.resigned,
-        s.false_resign,
-        s.would_resign,
-        if s.interrupted { " (unfinished)" } else { "" }
-    );
+    println!("{s}");
     if s.interrupted && stop::requested() {
         return Err(stop::interrupted(RERUN));
     }

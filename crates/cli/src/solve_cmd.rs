@@ -6,7 +6,6 @@
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_data::shard::write_atomic;
 use hane_eval::solver::{solve_guessing, SolveOptions};
 use std::path::PathBuf;
 
@@ -39,9 +38,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             rules.size
         )));
     }
-    if !(10..=30).contains(&a.table_bits) {
-        return Err(Failure::input(format!("--table-bits {}: allowed 10..=30", a.table_bits)));
-    }
+    hane_engine::range::in_range("--table-bits", a.table_bits, 10..=30).map_err(Failure::input)?;
     let options = SolveOptions {
         table_bits: a.table_bits,
         progress_every: 1 << 22,
@@ -50,49 +47,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     stop::install("at the next progress line", Second::Exit)?;
     eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
-    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| {
-        eprintln!(
-            "{:>7.1}s  {:>12} nodes  {:>11} table hits  value in [{}, {}]  depth {}",
-            p.seconds,
-            p.nodes,
-            p.table_hits,
-            p.lower,
-            p.upper,
-            if p.depth == u32::MAX { "full".to_string() } else { p.depth.to_string() }
-        )
-    })
-    .map_err(|e| {
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| eprintln!("{p}")).map_err(|e| {
         if stop::requested() {
             stop::interrupted("nothing was solved")
         } else {
-            Failure { code: 1, message: e.to_string() }
+            Failure::other(e)
         }
     })?;
-    println!(
-        "{}: Black {} by {} under perfect play (ties: {}), best first move {}",
-        s.rules,
-        if s.margin >= 0 { "wins" } else { "loses" },
-        s.margin.abs(),
-        s.tie,
-        s.best.as_deref().unwrap_or("-")
-    );
-    match s.fair.draw {
-        Some(k) => println!("exact fair komi: {k} (perfect play draws)"),
-        None => println!(
-            "exact fair komi: none draws; Black wins at komi {} and below, White at {} and above",
-            s.fair.black_wins_up_to, s.fair.white_wins_from
-        ),
-    }
-    println!(
-        "{} nodes, {} table hits in {:.1}s{}",
-        s.stats.nodes,
-        s.stats.table_hits,
-        s.stats.seconds,
-        if s.capped { "; some lines reached the move cap, which is part of this result" } else { "" }
-    );
-    if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&s).map_err(anyhow::Error::from)?;
-        write_atomic(path, text.as_bytes()).map_err(|e| Failure { code: 1, message: e.to_string() })?;
-    }
-    Ok(())
+    println!("{s}");
+    crate::write_json(a.json.as_deref(), &s)
 }

@@ -26,16 +26,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
     stop::install("after the training step in flight", Second::Wait)?;
-    let s = train(&cfg, &a.data, &a.out, Some(stop::stop().flag()), &mut print_train)
-        .map_err(|e| Failure { code: 1, message: e.to_string() })?;
-    println!(
-        "trained steps {}..{} ({} samples) in {:.1}s; checkpoint {}",
-        s.start_step,
-        s.step,
-        s.samples,
-        s.seconds,
-        s.checkpoint.map_or("none".into(), |p| p.display().to_string())
-    );
+    let s =
+        train(&cfg, &a.data, &a.out, Some(stop::stop().flag()), &mut print_train).map_err(Failure::other)?;
+    println!("{s}");
     if s.interrupted {
         return Err(stop::interrupted(RERUN));
     }

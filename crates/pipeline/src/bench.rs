@@ -101,6 +101,42 @@ impl Source {
     }
 }
 
+/// The rule sets a benchmark measures: `names`, or else the four variants' presets.
+pub fn bench_rules(names: &[String]) -> Vec<String> {
+    if names.is_empty() {
+        ["ttakji", "brainking", "loose", "sligo"].map(String::from).to_vec()
+    } else {
+        names.to_vec()
+    }
+}
+
+/// The runs of a self-play benchmark, each a rule set and what evaluates its positions: each
+/// checkpoint of `models` on its own rules and board, or else each of [`bench_rules`]`(rules)`
+/// on a `size` board with `evaluator` (`uniform`, `rollout` or `encode`).
+pub fn selfplay_runs(
+    rules: &[String],
+    size: u8,
+    evaluator: &str,
+    models: &[PathBuf],
+) -> Result<Vec<(String, Source)>, Error> {
+    if models.is_empty() {
+        let source = || match evaluator {
+            "encode" => Source::Encode,
+            _ => Source::Named(evaluator.to_string()),
+        };
+        return Ok(bench_rules(rules).into_iter().map(|r| (format!("{r},size={size}"), source())).collect());
+    }
+    models
+        .iter()
+        .map(|p| {
+            let input = |e: &dyn std::fmt::Display| Error::Input(format!("--model {}: {e}", p.display()));
+            let meta = hane_nn::Checkpoint::read(p).map_err(|e| input(&e))?.meta;
+            let rules = meta.parsed_rules().map_err(|e| input(&e))?;
+            Ok((rules.to_string(), Source::Model(p.clone())))
+        })
+        .collect()
+}
+
 /// A net's evaluator without the net: it encodes every batch as self-play's net evaluator
 /// does ([`BatchEncoder`] with random symmetries, padded to the batch size) and maps every
 /// legal action to its policy entry, then answers as [`UniformEvaluator`] does. Self-play

@@ -74,6 +74,33 @@ pub struct RunSummary {
     pub interrupted: bool,
 }
 
+impl fmt::Display for RunSummary {
+    /// The one-line summary `hane selfplay` prints.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let per_sec = |n: u64| n as f64 / self.seconds.max(1e-9);
+        write!(
+            f,
+            "{} games ({} already done) and {} side games, {} moves, {} rows in {:.1}s: {:.0} moves/s, \
+             {:.0} evals/s; B/W/draw {}/{}/{}, resigned {}, false resigns {}/{}{}",
+            self.games,
+            self.resumed,
+            self.forks,
+            self.moves,
+            self.rows,
+            self.seconds,
+            per_sec(self.moves),
+            per_sec(self.evals),
+            self.results[0],
+            self.results[1],
+            self.results[2],
+            self.resigned,
+            self.false_resign,
+            self.would_resign,
+            if self.interrupted { " (unfinished)" } else { "" }
+        )
+    }
+}
+
 /// A game's files are named `g{id:08}`, a side game's `g{id:08}-f{turn:03}` after the game
 /// and the turn it forked from. Resuming counts the games' files only: a rerun replays an
 /// unfinished game, and with it its side games.

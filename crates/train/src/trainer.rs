@@ -140,6 +140,18 @@ pub struct TrainSummary {
     pub interrupted: bool,
 }
 
+impl std::fmt::Display for TrainSummary {
+    /// The line `hane train` ends with.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let checkpoint = self.checkpoint.as_ref().map_or("none".into(), |p| p.display().to_string());
+        write!(
+            f,
+            "trained steps {}..{} ({} samples) in {:.1}s; checkpoint {checkpoint}",
+            self.start_step, self.step, self.samples, self.seconds
+        )
+    }
+}
+
 /// Input and target tensors of a batch, on `device`.
 fn batch_tensors(net: &NetConfig, b: &Batch, device: Device) -> (Tensor, Tensor, Targets) {
     let (planes, globals) = input_tensors(net, &b.planes, &b.globals, b.rows, device);

@@ -103,6 +103,18 @@ pub struct Progress {
     pub depth: u32,
 }
 
+impl fmt::Display for Progress {
+    /// A progress line of `hane solve`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let depth = if self.depth == u32::MAX { "full".to_string() } else { self.depth.to_string() };
+        write!(
+            f,
+            "{:>7.1}s  {:>12} nodes  {:>11} table hits  value in [{}, {}]  depth {depth}",
+            self.seconds, self.nodes, self.table_hits, self.lower, self.upper
+        )
+    }
+}
+
 /// The exact result of a game under perfect play.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Solution {
@@ -134,6 +146,36 @@ impl Solution {
             std::cmp::Ordering::Less => Outcome::White,
             std::cmp::Ordering::Equal => Outcome::Draw,
         }
+    }
+}
+
+impl fmt::Display for Solution {
+    /// The result, the exact fair komi and the search's cost, a line each.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let result = if self.margin >= 0 { "wins" } else { "loses" };
+        let best = self.best.as_deref().unwrap_or("-");
+        writeln!(
+            f,
+            "{}: Black {result} by {} under perfect play (ties: {}), best first move {best}",
+            self.rules,
+            self.margin.abs(),
+            self.tie
+        )?;
+        match self.fair.draw {
+            Some(k) => writeln!(f, "exact fair komi: {k} (perfect play draws)")?,
+            None => writeln!(
+                f,
+                "exact fair komi: none draws; Black wins at komi {} and below, White at {} and above",
+                self.fair.black_wins_up_to, self.fair.white_wins_from
+            )?,
+        }
+        let capped =
+            if self.capped { "; some lines reached the move cap, which is part of this result" } else { "" };
+        write!(
+            f,
+            "{} nodes, {} table hits in {:.1}s{capped}",
+            self.stats.nodes, self.stats.table_hits, self.stats.seconds
+        )
     }
 }
 

@@ -3,11 +3,12 @@
 
 Usage: check_shards.py RUN_DIR [RUN_DIR ...]
 
-For every shards/*.npz: numpy loads it, the arrays have the documented dtypes and shapes
-(README, "Training data"), the metadata's CRC-32 over the arrays matches, policies sum to 1
-and value targets are distributions (one-hot unless [selfplay] value_search_mix mixes in the
-search's own win/draw/loss). For every sgf/*.sgf: sgfmill parses it and replays its moves.
-Exits non-zero on the first problem.
+For every shards/*.npz, one game's or a pack's (stored or deflated): numpy loads it, the
+arrays have the documented dtypes and shapes (README, "Training data"), the metadata's CRC-32
+over the arrays matches, policies sum to 1 and value targets are distributions (one-hot
+unless [selfplay] value_search_mix mixes in the search's own win/draw/loss). For every
+sgf/*.sgf, one game or a pack's collection: sgfmill parses every game in it and replays its
+moves. No game is in two files. Exits non-zero on the first problem.
 """
 import json
 import pathlib
@@ -15,7 +16,7 @@ import sys
 import zlib
 
 import numpy as np
-from sgfmill import sgf
+from sgfmill import sgf, sgf_grammar
 
 EXPECTED = {
     "input_nchw": (np.uint8, lambda m: (m["rows"], m["planes"], m["board_size"], m["board_size"])),
@@ -41,11 +42,23 @@ def check_shard(path):
         v = z["value_nc"]
         assert np.all(v >= 0.0) and np.allclose(v.sum(axis=1), 1.0, atol=1e-5), f"{path}: value targets are not distributions"
         assert set(np.unique(z["input_nchw"])) <= {0, 1}, f"{path}: planes are not 0/1"
-        return meta["rows"]
+        names = meta.get("game_names") or [path.stem]
+        assert len(names) == meta["games"], f"{path}: {len(names)} names for {meta['games']} games"
+        return meta["rows"], names
 
 
 def check_sgf(path):
-    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    """The names and moves of the games in an SGF file (a collection for a pack)."""
+    names, moves = [], 0
+    for tree in sgf_grammar.parse_sgf_collection(path.read_bytes()):
+        game = sgf.Sgf_game.from_coarse_game_tree(tree)
+        root = game.get_root()
+        names.append(root.get("GN") if root.has_property("GN") else path.stem)
+        moves += check_game(path, game)
+    return names, moves
+
+
+def check_game(path, game):
     size = game.get_size()
     moves = 0
     for node in game.get_main_sequence():
@@ -59,18 +72,34 @@ def check_sgf(path):
     return moves
 
 
+def once(names, what):
+    seen = set()
+    for n in names:
+        assert n not in seen, f"{what}: game {n} is in two files"
+        seen.add(n)
+    return seen
+
+
 def main(dirs):
-    shards = rows = sgfs = moves = 0
+    shards = rows = sgfs = games = moves = 0
     for d in map(pathlib.Path, dirs):
+        shard_games, sgf_games = [], []
         for p in sorted((d / "shards").glob("*.npz")):
-            rows += check_shard(p)
+            n, names = check_shard(p)
+            rows += n
+            shard_games += names
             shards += 1
         for p in sorted((d / "sgf").glob("*.sgf")):
-            moves += check_sgf(p)
+            names, m = check_sgf(p)
+            moves += m
+            sgf_games += names
             sgfs += 1
+        recorded = once(sgf_games, d)
+        assert once(shard_games, d) <= recorded, f"{d}: rows of games without a record"
+        games += len(recorded)
     if shards == 0 or sgfs == 0:
         sys.exit(f"no shards or SGFs found under {dirs}")
-    print(f"check_shards: {shards} shards ({rows} rows) and {sgfs} SGFs ({moves} moves) OK")
+    print(f"check_shards: {shards} shards ({rows} rows) and {sgfs} SGF files ({games} games, {moves} moves) OK")
 
 
 if __name__ == "__main__":

@@ -15,4 +15,7 @@ trap 'rm -rf "$check_dir"' EXIT
 for cfg in ttakji-5x5 loose-5x5 sligo-5x5; do
     target/release/hane selfplay --config "configs/$cfg.toml" --games 4 --out "$check_dir/$cfg"
 done
-python scripts/check_shards.py "$check_dir"/*
+# The same games packed (deflated shards of many games, SGF collections).
+sed 's/^\[selfplay\]$/[selfplay]\npack_rows = 50/' configs/ttakji-5x5.toml > "$check_dir/packed.toml"
+target/release/hane selfplay --config "$check_dir/packed.toml" --games 12 --out "$check_dir/ttakji-5x5-packed"
+python scripts/check_shards.py "$check_dir"/*/

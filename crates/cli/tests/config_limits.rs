@@ -31,6 +31,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("selfplay", "score_utility", "nan"),
     ("selfplay", "value_search_mix", "2.0"),
     ("selfplay", "max_turns", "4000000000"),
+    ("selfplay", "pack_rows", "100000000"),
     ("selfplay", "seed", "-1"),
     ("train", "steps", "10000000000000"),
     ("train", "batch_size", "1000000000000"),

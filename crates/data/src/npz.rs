@@ -1,12 +1,15 @@
-//! A minimal `.npz` writer and reader: a zip archive of `.npy` arrays, stored uncompressed,
-//! readable by `numpy.load`. Written by hand to keep the data path free of heavy
-//! dependencies and to control exactly what goes to disk.
+//! A minimal `.npz` writer and reader: a zip archive of `.npy` arrays, stored or deflated
+//! (`numpy.savez` or `numpy.savez_compressed`), readable by `numpy.load`. Written by hand on
+//! top of a deflate codec to control exactly what goes to disk, and to read one array (a
+//! shard's metadata) without the rest.
 //!
 //! Only what hane's shards need: little-endian `u8`, `i8`, `f32` arrays in C order. The
-//! reader accepts only archives of that shape (our own files) and checks every size before
-//! use, so a hostile file gives an error, never a panic or a huge allocation.
+//! reader goes by the central directory (with numpy's zip64 fields), checks it against the
+//! file's length and every size before use, and refuses a member that unpacks beyond its
+//! announced size, so a hostile file gives an error, never a panic or a huge allocation.
 
 use std::fmt;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 /// Element type of an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,8 +148,17 @@ impl Crc32 {
     }
 }
 
-/// Serialises arrays into an uncompressed zip (`.npz`) in memory.
-pub fn write(arrays: &[Array]) -> Vec<u8> {
+/// How [`write`] stores each array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// As is (`numpy.savez`): the fastest to write and read.
+    Stored,
+    /// Deflated (`numpy.savez_compressed`): self-play rows shrink several times.
+    Deflated,
+}
+
+/// Serialises arrays into a zip (`.npz`) in memory.
+pub fn write(arrays: &[Array], compression: Compression) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for a in arrays {
@@ -155,24 +167,33 @@ pub fn write(arrays: &[Array]) -> Vec<u8> {
         let crc = crc32(&body);
         let offset = out.len() as u32;
         let size = u32::try_from(body.len()).expect("array under 4 GiB");
-        // Local file header.
-        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        for v in [20u16, 0, 0, 0, 0x21] {
+        let (method, packed) = match compression {
+            Compression::Stored => (0u16, body),
+            Compression::Deflated => {
+                let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+                z.write_all(&body).expect("deflate into memory");
+                (8, z.finish().expect("deflate into memory"))
+            }
+        };
+        let packed_size = u32::try_from(packed.len()).expect("array under 4 GiB");
+        // Local file header: version 2.0, no flags, the method, a fixed date (1980-01-01).
+        out.extend_from_slice(&LOCAL.to_le_bytes());
+        for v in [20u16, 0, method, 0, 0x21] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        for v in [crc, size, size] {
+        for v in [crc, packed_size, size] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
         out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&body);
+        out.extend_from_slice(&packed);
         // Central directory entry.
-        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        for v in [20u16, 20, 0, 0, 0, 0x21] {
+        central.extend_from_slice(&CENTRAL.to_le_bytes());
+        for v in [20u16, 20, 0, method, 0, 0x21] {
             central.extend_from_slice(&v.to_le_bytes());
         }
-        for v in [crc, size, size] {
+        for v in [crc, packed_size, size] {
             central.extend_from_slice(&v.to_le_bytes());
         }
         for v in [name.len() as u16, 0, 0, 0, 0] {
@@ -184,7 +205,7 @@ pub fn write(arrays: &[Array]) -> Vec<u8> {
     }
     let cd_offset = out.len() as u32;
     out.extend_from_slice(&central);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&END.to_le_bytes());
     for v in [0u16, 0, arrays.len() as u16, arrays.len() as u16] {
         out.extend_from_slice(&v.to_le_bytes());
     }
@@ -193,6 +214,15 @@ pub fn write(arrays: &[Array]) -> Vec<u8> {
     out.extend_from_slice(&0u16.to_le_bytes());
     out
 }
+
+/// Signatures of a local file header, a central directory entry and the end of the central
+/// directory.
+const LOCAL: u32 = 0x0403_4b50;
+const CENTRAL: u32 = 0x0201_4b50;
+const END: u32 = 0x0605_4b50;
+
+/// The largest array the reader unpacks (a 19x19 shard of 100,000 rows is about 1 GB).
+const MAX_MEMBER: u64 = 2 << 30;
 
 /// Why an archive could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,8 +236,192 @@ impl fmt::Display for NpzError {
 
 impl std::error::Error for NpzError {}
 
+impl From<std::io::Error> for NpzError {
+    fn from(e: std::io::Error) -> NpzError {
+        match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => NpzError("truncated".into()),
+            _ => NpzError(e.to_string()),
+        }
+    }
+}
+
 fn bad<T>(msg: impl Into<String>) -> Result<T, NpzError> {
     Err(NpzError(msg.into()))
+}
+
+/// Little-endian fields of a record read whole.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn u16(&self, at: usize) -> u16 {
+        u16::from_le_bytes([self.0[at], self.0[at + 1]])
+    }
+
+    fn u32(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.0[at..at + 4].try_into().expect("4 bytes"))
+    }
+
+    fn u64(&self, at: usize) -> u64 {
+        u64::from_le_bytes(self.0[at..at + 8].try_into().expect("8 bytes"))
+    }
+}
+
+/// A member as the central directory lists it.
+struct Entry {
+    name: String,
+    method: u16,
+    crc: u32,
+    packed: u64,
+    size: u64,
+    offset: u64,
+}
+
+fn read_exact<R: Read>(r: &mut R, n: u64) -> Result<Vec<u8>, NpzError> {
+    let mut buf = Vec::new();
+    r.take(n).read_to_end(&mut buf)?;
+    if buf.len() as u64 != n {
+        return bad("truncated");
+    }
+    Ok(buf)
+}
+
+/// The central directory of the archive in `r`, checked against the file's length: a
+/// truncated or spliced file is refused even if some members are intact.
+fn entries<R: Read + Seek>(r: &mut R) -> Result<Vec<Entry>, NpzError> {
+    let len = r.seek(SeekFrom::End(0))?;
+    if len < 22 {
+        return bad("truncated");
+    }
+    r.seek(SeekFrom::Start(len - 22))?;
+    let end = read_exact(r, 22)?;
+    let end = Fields(&end);
+    if end.u32(0) != END {
+        return bad("missing end of central directory (truncated, or an archive comment)");
+    }
+    let (count, cd_size, cd_offset) = (end.u16(10), u64::from(end.u32(12)), u64::from(end.u32(16)));
+    if cd_offset.checked_add(cd_size) != Some(len - 22) {
+        return bad("inconsistent end of central directory");
+    }
+    r.seek(SeekFrom::Start(cd_offset))?;
+    let cd = read_exact(r, cd_size)?;
+    let mut out = Vec::with_capacity(usize::from(count));
+    let mut at = 0;
+    for _ in 0..count {
+        let f = Fields(cd.get(at..at + 46).ok_or(NpzError("central directory truncated".into()))?);
+        if f.u32(0) != CENTRAL {
+            return bad("bad central directory entry");
+        }
+        let (name_len, extra_len, comment_len) =
+            (usize::from(f.u16(28)), usize::from(f.u16(30)), usize::from(f.u16(32)));
+        let var = cd
+            .get(at + 46..at + 46 + name_len + extra_len + comment_len)
+            .ok_or(NpzError("central directory truncated".into()))?;
+        let name = String::from_utf8(var[..name_len].to_vec()).or(bad("member name is not UTF-8"))?;
+        if f.u16(8) & 1 != 0 {
+            return bad(format!("{name}: encrypted"));
+        }
+        let mut e = Entry {
+            name,
+            method: f.u16(10),
+            crc: f.u32(16),
+            packed: u64::from(f.u32(20)),
+            size: u64::from(f.u32(24)),
+            offset: u64::from(f.u32(42)),
+        };
+        zip64_sizes(&var[name_len..name_len + extra_len], &mut e)?;
+        out.push(e);
+        at += 46 + name_len + extra_len + comment_len;
+    }
+    if out.is_empty() {
+        return bad("no arrays");
+    }
+    Ok(out)
+}
+
+/// Replaces the sizes and offset a zip64 extra field stands in for (`numpy.savez` writes
+/// one for every member).
+fn zip64_sizes(mut extra: &[u8], e: &mut Entry) -> Result<(), NpzError> {
+    while extra.len() >= 4 {
+        let f = Fields(extra);
+        let (id, n) = (f.u16(0), usize::from(f.u16(2)));
+        let Some(body) = extra.get(4..4 + n) else { return bad("bad extra field") };
+        if id == 1 {
+            let mut k = 0;
+            for v in [&mut e.size, &mut e.packed, &mut e.offset] {
+                if *v == 0xFFFF_FFFF {
+                    let Some(b) = body.get(k..k + 8) else { return bad("bad zip64 field") };
+                    *v = Fields(b).u64(0);
+                    k += 8;
+                }
+            }
+        }
+        extra = &extra[4 + n..];
+    }
+    Ok(())
+}
+
+/// The array of member `e`, unpacked; its CRC-32 is checked when `verify`.
+fn member<R: Read + Seek>(r: &mut R, e: &Entry, verify: bool) -> Result<Array, NpzError> {
+    let name = &e.name;
+    if e.size > MAX_MEMBER || e.packed > MAX_MEMBER {
+        return bad(format!("{name}: {} bytes, more than an array may hold", e.size));
+    }
+    r.seek(SeekFrom::Start(e.offset))?;
+    let head = read_exact(r, 30)?;
+    let head = Fields(&head);
+    if head.u32(0) != LOCAL {
+        return bad(format!("{name}: bad local header"));
+    }
+    // The local header repeats the method, CRC and sizes (unless a data descriptor follows
+    // the data, or zip64 fields hold the sizes): a copy that disagrees is damage.
+    let sizes_here = head.u16(6) & 0x08 == 0;
+    let agrees =
+        |local: u32, central: u64| !sizes_here || local == 0xFFFF_FFFF || u64::from(local) == central;
+    if head.u16(8) != e.method
+        || !agrees(head.u32(14), u64::from(e.crc))
+        || !agrees(head.u32(18), e.packed)
+        || !agrees(head.u32(22), e.size)
+    {
+        return bad(format!("{name}: the local header disagrees with the central directory"));
+    }
+    r.seek(SeekFrom::Current(i64::from(head.u16(26)) + i64::from(head.u16(28))))?;
+    let packed = read_exact(r, e.packed)?;
+    let body = match e.method {
+        0 => packed,
+        8 => {
+            // One byte more than announced, so a member that inflates past its size is caught
+            // without unpacking the rest of a bomb.
+            let mut body = Vec::with_capacity(e.size.min(64 << 20) as usize);
+            flate2::read::DeflateDecoder::new(&packed[..])
+                .take(e.size + 1)
+                .read_to_end(&mut body)
+                .map_err(|err| NpzError(format!("{name}: {err}")))?;
+            body
+        }
+        m => return bad(format!("{name}: compression method {m} (only stored and deflated)")),
+    };
+    if body.len() as u64 != e.size {
+        return bad(format!("{name}: {} bytes unpacked, {} announced", body.len(), e.size));
+    }
+    if verify && crc32(&body) != e.crc {
+        return bad(format!("{name}: CRC mismatch"));
+    }
+    let Some(stem) = name.strip_suffix(".npy") else { return bad(format!("{name}: not an .npy member")) };
+    parse_npy(stem, &body)
+}
+
+/// Reads every array of an `.npz` (stored or deflated members, as [`write`] and `numpy`
+/// write them), verifying each member's CRC-32 when `verify`.
+pub fn read<R: Read + Seek>(r: &mut R, verify: bool) -> Result<Vec<Array>, NpzError> {
+    entries(r)?.iter().map(|e| member(r, e, verify)).collect()
+}
+
+/// Reads the array `name` alone (e.g. a shard's metadata without its rows).
+pub fn read_one<R: Read + Seek>(r: &mut R, name: &str) -> Result<Array, NpzError> {
+    let file = format!("{name}.npy");
+    let entries = entries(r)?;
+    let e = entries.iter().find(|e| e.name == file).ok_or(NpzError(format!("no {name} array")))?;
+    member(r, e, true)
 }
 
 struct Cursor<'a> {
@@ -232,50 +446,6 @@ impl<'a> Cursor<'a> {
     fn u32(&mut self) -> Result<u32, NpzError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-}
-
-/// Reads an uncompressed `.npz` written by [`write`], verifying each member's CRC-32.
-pub fn read(data: &[u8]) -> Result<Vec<Array>, NpzError> {
-    let mut c = Cursor { data, pos: 0 };
-    let mut out = Vec::new();
-    while c.data.len() - c.pos >= 4 && c.data[c.pos..c.pos + 4] == 0x0403_4b50u32.to_le_bytes() {
-        c.take(4)?;
-        let _version = c.u16()?;
-        let flags = c.u16()?;
-        let method = c.u16()?;
-        c.take(4)?;
-        let crc = c.u32()?;
-        let size = c.u32()? as usize;
-        let usize_ = c.u32()? as usize;
-        let name_len = c.u16()? as usize;
-        let extra = c.u16()? as usize;
-        if method != 0 || flags & 0x08 != 0 || size != usize_ {
-            return bad("only stored (uncompressed) members with sizes in the header are supported");
-        }
-        let name = String::from_utf8(c.take(name_len)?.to_vec()).or(bad("member name is not UTF-8"))?;
-        c.take(extra)?;
-        let body = c.take(size)?;
-        if crc32(body) != crc {
-            return bad(format!("{name}: CRC mismatch"));
-        }
-        let Some(stem) = name.strip_suffix(".npy") else { return bad(format!("{name}: not an .npy member")) };
-        out.push(parse_npy(stem, body)?);
-    }
-    if out.is_empty() {
-        return bad("no arrays");
-    }
-    // The archive must end with an intact end-of-central-directory record that counts the same
-    // members: a truncated or spliced file is refused even if its members are intact.
-    let eocd = data.len().checked_sub(22).map(|i| &data[i..]);
-    match eocd {
-        Some(e)
-            if e[..4] == 0x0605_4b50u32.to_le_bytes()
-                && usize::from(u16::from_le_bytes([e[10], e[11]])) == out.len() =>
-        {
-            Ok(out)
-        }
-        _ => bad("missing or inconsistent end of central directory"),
     }
 }
 
@@ -319,6 +489,10 @@ fn parse_npy(name: &str, body: &[u8]) -> Result<Array, NpzError> {
 mod tests {
     use super::*;
 
+    fn read_bytes(bytes: &[u8]) -> Result<Vec<Array>, NpzError> {
+        read(&mut std::io::Cursor::new(bytes), true)
+    }
+
     #[test]
     fn round_trip_and_corruption() {
         let arrays = vec![
@@ -326,19 +500,40 @@ mod tests {
             Array::u8("input_nchw", vec![1, 2, 2, 2], vec![1, 0, 1, 1, 0, 0, 1, 0]),
             Array::i8("ownership_nhw", vec![4], &[-1, 0, 1, 1]),
         ];
-        let bytes = write(&arrays);
-        assert_eq!(read(&bytes).unwrap(), arrays);
-        let mut broken = bytes.clone();
-        let i = broken.len() / 3;
-        broken[i] ^= 0xFF;
-        assert!(read(&broken).is_err());
-        assert!(read(&bytes[..bytes.len() / 2]).is_err());
-        assert!(read(b"").is_err());
+        for compression in [Compression::Stored, Compression::Deflated] {
+            let bytes = write(&arrays, compression);
+            assert_eq!(read_bytes(&bytes).unwrap(), arrays);
+            let one = read_one(&mut std::io::Cursor::new(&bytes), "input_nchw").unwrap();
+            assert_eq!(one, arrays[1]);
+            let mut broken = bytes.clone();
+            let i = broken.len() / 3;
+            broken[i] ^= 0xFF;
+            assert!(read_bytes(&broken).is_err());
+            assert!(read_bytes(&bytes[..bytes.len() / 2]).is_err());
+            assert!(read_bytes(&bytes[..bytes.len() - 1]).is_err());
+        }
+        assert!(read_bytes(b"").is_err());
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
         let mut pieces = Crc32::default();
         for piece in [&b"1234"[..], b"", b"56789"] {
             pieces.update(piece);
         }
         assert_eq!(pieces.finish(), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn a_member_that_inflates_beyond_its_announced_size_is_refused() {
+        let arrays = vec![Array::u8("a", vec![4096], vec![0; 4096])];
+        let mut bytes = write(&arrays, Compression::Deflated);
+        // Announce 100 bytes less in the central directory: the local header disagrees.
+        let cd = bytes.windows(4).position(|w| w == CENTRAL.to_le_bytes()).unwrap();
+        let size = u32::from_le_bytes(bytes[cd + 24..cd + 28].try_into().unwrap());
+        bytes[cd + 24..cd + 28].copy_from_slice(&(size - 100).to_le_bytes());
+        let e = read_bytes(&bytes).unwrap_err();
+        assert!(e.0.contains("disagrees"), "{e}");
+        // In the local header too: the inflater stops 1 byte past the announced size.
+        bytes[22..26].copy_from_slice(&(size - 100).to_le_bytes());
+        let e = read_bytes(&bytes).unwrap_err();
+        assert!(e.0.contains("4125 bytes unpacked, 4124 announced"), "{e}");
     }
 }

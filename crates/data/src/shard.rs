@@ -17,6 +17,11 @@
 //! is loose on purpose: it must also hold for a resigned game, whose score is the search's
 //! estimate.
 //!
+//! A shard holds one game's rows (self-play writes one as each game ends) or many games' rows
+//! (a pack of such shards, [`pack`]; then [`ShardMeta::game_names`] lists them). Its arrays
+//! are deflated (`numpy.savez_compressed`'s layout, so `numpy.load` reads it); version 1
+//! shards (one game, stored) still load.
+//!
 //! Writers put the file under a temporary name in the same directory and rename it when it is
 //! complete, so a reader never sees a partial shard. Readers check the metadata, every shape,
 //! the checksum and every value (of a shard of this build's encoder; one of another is refused
@@ -26,7 +31,7 @@
 //! like a damaged one.
 
 use crate::features::{ENCODER_VERSION, GLOBALS, KOMI_GLOBAL, KOMI_SCALE, PLANES};
-use crate::npz::{self, Array, Crc32, Dtype};
+use crate::npz::{self, Array, Compression, Crc32, Dtype};
 use hane_engine::rules::MoveCap;
 use hane_engine::{Komi, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
@@ -35,8 +40,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Version of the shard layout.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the shard layout: 2 adds [`ShardMeta::game_names`] and deflated arrays (one game
+/// per file or many); version 1 files (one game, stored) are still read.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest version this build reads.
+const OLDEST_VERSION: u32 = 1;
 
 /// Names of the data arrays, in checksum order.
 pub const ARRAYS: [&str; 6] =
@@ -89,6 +98,11 @@ pub struct ShardMeta {
     pub policy_layout: u32,
     /// Games whose positions are in this shard.
     pub games: usize,
+    /// The names of those games (`g00000012`, a side game `g00000012-f034`) in a packed
+    /// shard, in the order of their rows; empty in a one-game shard, whose file is named
+    /// after its game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub game_names: Vec<String>,
     /// What produced the data (model name or evaluator).
     pub source: String,
     /// CRC-32 of the concatenated raw data of the arrays in [`ARRAYS`] order.
@@ -267,13 +281,76 @@ pub fn encode(rows: &[Row], rules: &str, board_size: usize, games: usize, source
         action_space: m,
         policy_layout: PolicyLayout::VERSION,
         games,
+        game_names: Vec::new(),
         source: source.into(),
         crc32: checksum(&arrays),
     };
-    let json = serde_json::to_vec(&meta).expect("metadata serialises");
-    let mut all = arrays;
-    all.push(Array::u8("meta", vec![json.len()], json));
-    npz::write(&all)
+    archive(&meta, arrays)
+}
+
+/// The `.npz` bytes of a shard: its arrays (in [`ARRAYS`] order) and its metadata, deflated.
+fn archive(meta: &ShardMeta, mut arrays: Vec<Array>) -> Vec<u8> {
+    let json = serde_json::to_vec(meta).expect("metadata serialises");
+    arrays.push(Array::u8("meta", vec![json.len()], json));
+    npz::write(&arrays, Compression::Deflated)
+}
+
+/// One shard of the rows of `parts` (each a game's name and its shard, all of one game and
+/// board and of one encoder and policy layout; their komi may differ, as each row's globals
+/// hold it), in that order, with their names in [`ShardMeta::game_names`] and the first
+/// part's rules. Errors name the first part that does not fit the first.
+pub fn pack(parts: &[(String, Shard)], source: &str) -> Result<Vec<u8>, Corrupt> {
+    let Some((_, first)) = parts.first() else { return Err(Corrupt("nothing to pack".into())) };
+    let game = |m: &ShardMeta| -> Option<Rules> {
+        let rules: Rules = m.rules.parse().ok()?;
+        Some(Rules { komi: Komi(0), ..rules })
+    };
+    let fits = |m: &ShardMeta| {
+        let f = &first.meta;
+        game(m).is_some()
+            && (
+                game(m),
+                m.board_size,
+                m.planes,
+                m.globals,
+                m.action_space,
+                m.policy_layout,
+                m.encoder_version,
+            ) == (
+                game(f),
+                f.board_size,
+                f.planes,
+                f.globals,
+                f.action_space,
+                f.policy_layout,
+                f.encoder_version,
+            )
+    };
+    if let Some((name, _)) = parts.iter().find(|(_, s)| !fits(&s.meta)) {
+        return Err(Corrupt(format!("{name}: another rule set, board size or layout than {}", parts[0].0)));
+    }
+    let mut arrays = first.arrays.clone();
+    for (a, array) in arrays.iter_mut().enumerate() {
+        array.data = parts.iter().flat_map(|(_, s)| s.arrays[a].data.iter().copied()).collect();
+        array.shape[0] = parts.iter().map(|(_, s)| s.meta.rows).sum();
+    }
+    let mut game_names = Vec::new();
+    for (name, s) in parts {
+        match s.meta.game_names.is_empty() {
+            true => game_names.push(name.clone()),
+            false => game_names.extend(s.meta.game_names.iter().cloned()),
+        }
+    }
+    let meta = ShardMeta {
+        format_version: FORMAT_VERSION,
+        rows: arrays[0].shape[0],
+        games: game_names.len(),
+        game_names,
+        source: source.into(),
+        crc32: checksum(&arrays),
+        ..first.meta.clone()
+    };
+    Ok(archive(&meta, arrays))
 }
 
 /// Writes `bytes` to `path` atomically, the one writer of every file hane keeps (shards, SGFs,
@@ -301,8 +378,44 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 
 /// Reads and fully validates a shard.
 pub fn read(path: &Path) -> Result<Shard, ShardError> {
-    let bytes = std::fs::read(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
-    decode(&bytes).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e.0))
+    read_checked(path, true)
+}
+
+/// Reads a shard that this process read with [`read`] before and whose file has not changed
+/// since (same length and modification time): its shapes are checked, not its checksums and
+/// values, so each shard is verified once however often it is drawn.
+pub fn read_again(path: &Path) -> Result<Shard, ShardError> {
+    read_checked(path, false)
+}
+
+fn read_checked(path: &Path, verify: bool) -> Result<Shard, ShardError> {
+    let file = std::fs::File::open(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
+    let arrays = npz::read(&mut std::io::BufReader::new(file), verify)
+        .map_err(|e| ShardError::Corrupt(path.to_path_buf(), e.to_string()))?;
+    check(arrays, verify).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e))
+}
+
+/// The metadata of a shard alone, read without its rows (a packed shard's are megabytes).
+pub fn read_meta(path: &Path) -> Result<ShardMeta, ShardError> {
+    let corrupt = |e: String| ShardError::Corrupt(path.to_path_buf(), e);
+    let file = std::fs::File::open(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
+    let meta =
+        npz::read_one(&mut std::io::BufReader::new(file), "meta").map_err(|e| corrupt(e.to_string()))?;
+    parse_meta(&meta.data).map_err(corrupt)
+}
+
+fn parse_meta(json: &[u8]) -> Result<ShardMeta, String> {
+    let meta: ShardMeta = serde_json::from_slice(json).map_err(|e| format!("meta: {e}"))?;
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&meta.format_version) {
+        return Err(format!(
+            "format version {} (this build reads {OLDEST_VERSION} to {FORMAT_VERSION})",
+            meta.format_version
+        ));
+    }
+    if !meta.game_names.is_empty() && meta.game_names.len() != meta.games {
+        return Err(format!("{} game names for {} games", meta.game_names.len(), meta.games));
+    }
+    Ok(meta)
 }
 
 hane_engine::message_error!(
@@ -312,18 +425,15 @@ hane_engine::message_error!(
 
 /// Validates and splits shard bytes: the metadata, every shape, the checksum and every value.
 pub fn decode(bytes: &[u8]) -> Result<Shard, Corrupt> {
-    check(bytes).map_err(Corrupt)
+    let arrays = npz::read(&mut std::io::Cursor::new(bytes), true).map_err(|e| Corrupt(e.to_string()))?;
+    check(arrays, true).map_err(Corrupt)
 }
 
-/// [`decode`] with its refusals as messages.
-fn check(bytes: &[u8]) -> Result<Shard, String> {
-    let mut arrays = npz::read(bytes).map_err(|e| e.to_string())?;
+/// Splits the arrays of a shard after checking its metadata and every shape, and when
+/// `verify` its checksum and every value.
+fn check(mut arrays: Vec<Array>, verify: bool) -> Result<Shard, String> {
     let meta_at = arrays.iter().position(|a| a.name == "meta").ok_or("no meta entry")?;
-    let meta_arr = arrays.remove(meta_at);
-    let meta: ShardMeta = serde_json::from_slice(&meta_arr.data).map_err(|e| format!("meta: {e}"))?;
-    if meta.format_version != FORMAT_VERSION {
-        return Err(format!("format version {} (this build reads {FORMAT_VERSION})", meta.format_version));
-    }
+    let meta = parse_meta(&arrays.remove(meta_at).data)?;
     let (n, c, s, g, m) = (meta.rows, meta.planes, meta.board_size, meta.globals, meta.action_space);
     if !(2..=19).contains(&s) || n == 0 || c == 0 || m == 0 {
         return Err(format!("implausible sizes in meta: rows {n}, planes {c}, size {s}, actions {m}"));
@@ -338,11 +448,15 @@ fn check(bytes: &[u8]) -> Result<Shard, String> {
     ];
     let mut ordered = Vec::with_capacity(6);
     for (name, dtype, shape) in expect {
-        let a = arrays.iter().find(|a| a.name == name).ok_or(format!("missing {name}"))?;
+        let k = arrays.iter().position(|a| a.name == name).ok_or(format!("missing {name}"))?;
+        let a = arrays.swap_remove(k);
         if a.dtype != dtype || a.shape != shape {
             return Err(format!("{name}: {:?} {:?}, expected {dtype:?} {shape:?}", a.dtype, a.shape));
         }
-        ordered.push(a.clone());
+        ordered.push(a);
+    }
+    if !verify {
+        return Ok(Shard { meta, arrays: ordered });
     }
     if checksum(&ordered) != meta.crc32 {
         return Err("checksum mismatch".into());
@@ -410,7 +524,7 @@ mod tests {
         arrays[4].data[0] ^= 1;
         let json = serde_json::to_vec(&shard.meta).unwrap();
         arrays.push(Array::u8("meta", vec![json.len()], json));
-        assert!(decode(&npz::write(&arrays)).unwrap_err().0.contains("checksum"));
+        assert!(decode(&npz::write(&arrays, Compression::Stored)).unwrap_err().0.contains("checksum"));
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -450,5 +564,57 @@ mod tests {
         rows[1].globals[KOMI_GLOBAL] = -1000.0 / KOMI_SCALE;
         rows[1].score = -1000.0 - 72.0;
         decode(&encode(&rows, "ttakji,size=2", 2, 1, "test")).unwrap();
+    }
+
+    #[test]
+    fn a_pack_holds_its_games_rows_in_order_and_names_them() {
+        let dir = std::env::temp_dir().join(format!("hane-pack-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = [vec![row(0), row(1)], vec![row(2)], vec![row(3), row(4), row(5)]];
+        let rules = ["ttakji,size=2", "ttakji,size=2,komi=3", "ttakji,size=2,komi=-2"];
+        let parts: Vec<(String, Shard)> = games
+            .iter()
+            .zip(rules)
+            .enumerate()
+            .map(|(i, (rows, r))| (format!("g{i:08}"), decode(&encode(rows, r, 2, 1, "net")).unwrap()))
+            .collect();
+        let path = dir.join("p00000000.npz");
+        write_atomic(&path, &pack(&parts, "net").unwrap()).unwrap();
+        let meta = read_meta(&path).unwrap();
+        assert_eq!((meta.rows, meta.games, meta.format_version), (6, 3, FORMAT_VERSION));
+        assert_eq!(meta.game_names, ["g00000000", "g00000001", "g00000002"]);
+        let packed = read(&path).unwrap();
+        assert_eq!(packed.meta, meta);
+        let all: Vec<Row> = games.concat();
+        assert_eq!((0..6).map(|i| packed.row(i)).collect::<Vec<_>>(), all);
+        assert_eq!(read_again(&path).unwrap().arrays, packed.arrays);
+        // A pack of packs keeps every game's name; another board does not fit.
+        let twice = decode(&pack(&[("p0".into(), packed)], "net").unwrap()).unwrap();
+        assert_eq!(twice.meta.game_names, meta.game_names);
+        let other = decode(&encode(&[row(0)], "ttakji,size=3", 2, 1, "net")).unwrap();
+        let mut parts = parts;
+        parts.push(("g00000009".into(), other));
+        assert!(pack(&parts, "net").unwrap_err().0.starts_with("g00000009: another rule set"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_version_1_shard_of_an_earlier_build_still_loads() {
+        // Written by `hane selfplay` at a1cc2a7 (one 4x4 game, stored, format version 1).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v1-ttakji-4x4.npz");
+        let s = read(&path).unwrap();
+        assert_eq!((s.meta.format_version, s.meta.rows, s.meta.games), (1, 10, 1));
+        assert!(s.meta.game_names.is_empty());
+        assert_eq!(read_meta(&path).unwrap(), s.meta);
+        let mut newer = s.meta.clone();
+        newer.format_version = FORMAT_VERSION + 1;
+        let json = serde_json::to_vec(&newer).unwrap();
+        let mut arrays = s.arrays;
+        arrays.push(Array::u8("meta", vec![json.len()], json));
+        let e = decode(&npz::write(&arrays, Compression::Stored)).unwrap_err();
+        assert!(e.0.contains("format version 3 (this build reads 1 to 2)"), "{e}");
+        // The same arrays as numpy 2.4's `savez_compressed` writes them (zip64 fields).
+        let numpy = read(&path.with_file_name("numpy-savez-compressed.npz")).unwrap();
+        assert_eq!((numpy.meta, numpy.arrays), (s.meta, read(&path).unwrap().arrays));
     }
 }

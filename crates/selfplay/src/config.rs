@@ -16,6 +16,11 @@ use serde::{Deserialize, Serialize};
 pub struct SelfplayConfig {
     /// Rule set string, e.g. `ttakji` or `loose,size=7`.
     pub rules: String,
+    /// Pack finished games into one shard and one SGF collection each time they hold this
+    /// many rows, and the rest at the end of the run ([`crate::pack`]); 0 keeps one shard and
+    /// one SGF per game, and the trainer's window then moves a game at a time
+    /// (0..=10000000).
+    pub pack_rows: usize,
     /// Worker threads running searches (1..=1024).
     pub threads: usize,
     /// Inference threads, each with its own copy of the evaluator, serving the workers in
@@ -89,6 +94,7 @@ impl Default for SelfplayConfig {
     fn default() -> Self {
         SelfplayConfig {
             rules: "ttakji".into(),
+            pack_rows: 0,
             threads: 1,
             inference_threads: 1,
             games_in_flight: 64,
@@ -132,6 +138,7 @@ impl SelfplayConfig {
         in_range("fast_visits", self.fast_visits, visits)?;
         in_range("resign_turns", self.resign_turns, 0..=1000)?;
         in_range("max_turns", self.max_turns, 0..=100_000)?;
+        in_range("pack_rows", self.pack_rows, 0..=10_000_000)?;
         for (key, v) in [
             ("p_full", self.p_full),
             ("resign_threshold", self.resign_threshold),

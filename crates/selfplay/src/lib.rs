@@ -9,10 +9,12 @@
 //! * [`worker`]: the game loop (playout cap randomisation, temperature, resignation).
 //! * [`record`]: turning a finished game into training rows and an SGF.
 //! * [`run`]: the whole job: output folders, resuming, threads, progress counters.
+//! * [`pack`]: packing finished games many to a file.
 
 pub mod config;
 pub mod komi;
 pub mod opening;
+pub mod pack;
 pub mod record;
 pub mod run;
 pub mod server;

@@ -4,9 +4,13 @@
 //! N, if it has any) and `sgf/gNNNNNNNN.sgf`. A game counts as finished once its SGF exists;
 //! both files are written to a temporary name and renamed, the shard first, so a killed run
 //! loses only the games in flight and a rerun plays exactly the unfinished game numbers
-//! again (each game's randomness comes from the run seed and its number).
+//! again (each game's randomness comes from the run seed and its number). With
+//! [`SelfplayConfig::pack_rows`] finished games are then packed, many to a file
+//! (`shards/pNNNNNNNN.npz`, `sgf/pNNNNNNNN.sgf`; see [`crate::pack`]), and a game also counts
+//! as finished once a pack names it.
 
 use crate::config::SelfplayConfig;
+use crate::pack::Packs;
 use crate::record::{self, Ending, PendingRow};
 use crate::server::{EvaluatorFactory, Server, ServerStats};
 use crate::worker;
@@ -112,6 +116,31 @@ pub struct GameName {
     pub fork_turn: Option<u32>,
 }
 
+impl std::str::FromStr for GameName {
+    type Err = Invalid;
+
+    /// Parses what [`GameName`]'s `Display` writes.
+    fn from_str(s: &str) -> Result<GameName, Invalid> {
+        let bad = || Invalid(format!("{s:?} is not a game name (g00000012 or g00000012-f034)"));
+        let (game, fork) = match s.split_once("-f") {
+            Some((g, f)) => (g, Some(f)),
+            None => (s, None),
+        };
+        let number = |digits: &str, width: usize| match digits.len() >= width
+            && digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            true => digits.parse().ok(),
+            false => None,
+        };
+        let id = game.strip_prefix('g').and_then(|d| number(d, 8)).ok_or_else(bad)?;
+        let fork_turn = match fork {
+            Some(t) => Some(number(t, 3).and_then(|t| u32::try_from(t).ok()).ok_or_else(bad)?),
+            None => None,
+        };
+        Ok(GameName { id, fork_turn })
+    }
+}
+
 impl std::fmt::Display for GameName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "g{:08}", self.id)?;
@@ -137,6 +166,7 @@ pub struct Shared {
     shards: PathBuf,
     sgfs: PathBuf,
     source: String,
+    packs: Packs,
     errors: Mutex<Vec<String>>,
 }
 
@@ -168,7 +198,8 @@ impl Shared {
             }
             let text = record::sgf(*game.rules(), actions, end).map_err(|e| e.to_string())?;
             shard::write_atomic(&self.sgfs.join(format!("{name}.sgf")), text.as_bytes())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            self.packs.add(name, rows.len())
         })();
         if let Err(e) = result {
             self.errors.lock().expect("errors lock").push(format!("game {name}: {e}"));
@@ -210,11 +241,6 @@ fn remove_stale_temporaries(dir: &Path) {
             let _ = std::fs::remove_file(p);
         }
     }
-}
-
-/// Game numbers `0..games` whose SGF is not in `sgf_dir` yet.
-fn unfinished(sgf_dir: &Path, games: u64) -> VecDeque<u64> {
-    (0..games).filter(|id| !sgf_dir.join(format!("g{id:08}.sgf")).exists()).collect()
 }
 
 /// The most games one run may be asked for: the numbers of the unfinished ones are listed up
@@ -273,7 +299,9 @@ pub fn run(
         std::fs::create_dir_all(d).map_err(|e| SelfplayError::Io(d.to_path_buf(), e))?;
         remove_stale_temporaries(d);
     }
-    let todo = unfinished(&sgfs, games);
+    let (packs, finished) =
+        Packs::open(&shards, &sgfs, cfg.pack_rows, source).map_err(SelfplayError::Record)?;
+    let todo: VecDeque<u64> = (0..games).filter(|id| !finished.contains(id)).collect();
     progress.resumed.store(games - todo.len() as u64, Ordering::Relaxed);
     let shared = Arc::new(Shared {
         cfg: cfg.clone(),
@@ -284,6 +312,7 @@ pub fn run(
         shards,
         sgfs,
         source: source.into(),
+        packs,
         errors: Mutex::new(Vec::new()),
     });
     let start = Instant::now();
@@ -312,6 +341,10 @@ pub fn run(
     if let Some(e) = shared.errors.lock().expect("errors lock").first() {
         return Err(SelfplayError::Record(e.clone()));
     }
+    let interrupted = stop.load(Ordering::Relaxed) || !shared.todo.lock().expect("todo lock").is_empty();
+    if !interrupted {
+        shared.packs.flush().map_err(SelfplayError::Record)?;
+    }
     let p = &progress;
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
     Ok(RunSummary {
@@ -327,6 +360,6 @@ pub fn run(
         resigned: get(&p.resigned),
         would_resign: get(&p.would_resign),
         false_resign: get(&p.false_resign),
-        interrupted: stop.load(Ordering::Relaxed) || !shared.todo.lock().expect("todo lock").is_empty(),
+        interrupted,
     })
 }

@@ -236,3 +236,83 @@ fn bad_configs_are_refused() {
         assert!(e.contains(needle), "{e}");
     }
 }
+
+/// Every game name in `out`'s packs (from their SGF collections) and single SGFs, and the
+/// rows of its shards.
+fn games_and_rows(out: &Path) -> (Vec<String>, usize) {
+    let mut names = Vec::new();
+    for p in files(&out.join("sgf"), "sgf") {
+        let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
+        match stem.starts_with('p') {
+            true => {
+                names.extend(hane_selfplay::pack::collection_names(&std::fs::read_to_string(&p).unwrap()))
+            }
+            false => names.push(stem),
+        }
+    }
+    names.sort();
+    let rows = files(&out.join("shards"), "npz").iter().map(|p| shard::read(p).unwrap().meta.rows).sum();
+    (names, rows)
+}
+
+#[test]
+fn packed_games_are_each_in_one_pack_and_a_crash_at_any_step_is_repaired() {
+    let cfg = SelfplayConfig { fork_prob: 0.1, resign_threshold: 0.0, ..small("ttakji,size=5") };
+    let single = tmp("pack-single");
+    let s = play_uniform(&cfg, 12, &single).unwrap();
+    let (names, rows) = games_and_rows(&single);
+    assert_eq!(rows as u64, s.rows);
+    assert!(s.forks > 0, "side games make the packing order matter");
+    // The same games, packed as they end.
+    let packed = tmp("pack");
+    let pcfg = SelfplayConfig { pack_rows: 60, ..cfg.clone() };
+    play_uniform(&pcfg, 12, &packed).unwrap();
+    assert_eq!(games_and_rows(&packed), (names.clone(), rows));
+    let packs = files(&packed.join("shards"), "npz");
+    assert!(
+        packs.len() >= 2 && packs.iter().all(|p| p.file_name().unwrap().to_str().unwrap().starts_with('p'))
+    );
+    for (i, p) in packs.iter().enumerate() {
+        let sh = shard::read(p).unwrap();
+        assert!(sh.meta.rows >= 60 || i + 1 == packs.len(), "{p:?}: {} rows", sh.meta.rows);
+        // A pack's rows are its games' rows, game after game.
+        let mut at = 0;
+        for name in &sh.meta.game_names {
+            let one = shard::read(&single.join("shards").join(format!("{name}.npz"))).unwrap();
+            for i in 0..one.meta.rows {
+                assert_eq!(sh.row(at + i), one.row(i), "{name} row {i}");
+            }
+            at += one.meta.rows;
+        }
+        assert_eq!(at, sh.meta.rows);
+    }
+    // A rerun over unpacked games packs them.
+    let later = tmp("pack-later");
+    play_uniform(&cfg, 12, &later).unwrap();
+    let again = play_uniform(&pcfg, 12, &later).unwrap();
+    assert_eq!((again.games, again.resumed), (0, 12));
+    assert_eq!(games_and_rows(&later), (names.clone(), rows));
+    assert!(files(&later.join("sgf"), "sgf").iter().all(|p| p
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with('p')));
+    // Crashes: between writing a pack's shard and its collection (a pack shard alone), and
+    // between the collection and removing its games' single files.
+    std::fs::copy(&packs[0], packed.join("shards/p00000099.npz")).unwrap();
+    for ext in ["npz", "sgf"] {
+        let dir = if ext == "npz" { "shards" } else { "sgf" };
+        let name = format!("{dir}/{}.{ext}", names[0]);
+        if single.join(&name).exists() {
+            std::fs::copy(single.join(&name), packed.join(&name)).unwrap();
+        }
+    }
+    let repaired = play_uniform(&pcfg, 12, &packed).unwrap();
+    assert_eq!((repaired.games, repaired.resumed), (0, 12));
+    assert_eq!(games_and_rows(&packed), (names, rows));
+    assert!(!packed.join("shards/p00000099.npz").exists());
+    for d in [single, packed, later] {
+        std::fs::remove_dir_all(d).ok();
+    }
+}

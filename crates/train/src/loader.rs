@@ -5,7 +5,11 @@
 //!   shards. A new or changed shard is read once and fully validated; a shard of another
 //!   game, board size or encoder version stops training with a clear error (the folder is
 //!   wrong), a corrupt one, or one with a NaN, infinite or out-of-range value
-//!   ([`hane_data::shard`]), is skipped with a warning that names it. The window is the newest shards holding
+//!   ([`hane_data::shard`]), is skipped with a warning that names it. Drawing an unchanged
+//!   shard later checks only its shapes ([`hane_data::shard::read_again`]): each shard is
+//!   verified once. A packed shard ([`hane_data::shard::pack`]) stands for the games it
+//!   names: a one-game shard of the same folder that it names (a pack caught while
+//!   self-play wrote it) is left out. The window is the newest shards holding
 //!   [`TrainConfig::window_rows`] rows of the total (KataGo's growing window). Newest means
 //!   a folder at a time, folders ranked by the modification time of their newest shard and
 //!   the shards of a folder by name, newest last (self-play names them by game number): a
@@ -29,7 +33,7 @@ use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
 use hane_engine::{PolicyLayout, Rules};
 use hane_nn::{same_game, NetConfig};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
@@ -117,6 +121,8 @@ struct Seen {
     len: u64,
     /// Rows, or `None` for a skipped file.
     rows: Option<usize>,
+    /// The games a packed shard holds (empty for a one-game shard).
+    names: Vec<String>,
 }
 
 /// Why a shard's metadata does not fit the run, if it does not.
@@ -186,8 +192,14 @@ impl Worker {
         self.tx.send(m).map_err(|_| Stop)
     }
 
+    /// Reads `p`, validating it unless a scan did and the file has not changed since.
     fn read(&mut self, p: &Path) -> Result<Option<Shard>, Stop> {
-        match shard::read(p) {
+        let unchanged = std::fs::metadata(p).is_ok_and(|md| {
+            let modified = md.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            self.seen.get(p).is_some_and(|s| s.rows.is_some() && s.modified == modified && s.len == md.len())
+        });
+        let read = if unchanged { shard::read_again(p) } else { shard::read(p) };
+        match read {
             Ok(s) => Ok(Some(s)),
             Err(e @ (ShardError::Corrupt(..) | ShardError::Io(..))) => {
                 self.send(Message::Warning(format!("skipping shard: {e}")))?;
@@ -209,19 +221,30 @@ impl Worker {
             if self.seen.get(&p).is_some_and(|s| s.modified == modified && s.len == md.len()) {
                 continue;
             }
-            let rows = match self.read(&p).map_err(|_| None)? {
+            let seen = match self.read(&p).map_err(|_| None)? {
                 Some(s) => {
                     if let Some(why) = incompatibility(&s.meta, &self.rules, &self.net) {
                         return Err(Some(TrainError::Incompatible(p, why)));
                     }
-                    Some(s.meta.rows)
+                    Seen { modified, len: md.len(), rows: Some(s.meta.rows), names: s.meta.game_names }
                 }
-                None => None,
+                None => Seen { modified, len: md.len(), rows: None, names: Vec::new() },
             };
-            self.seen.insert(p, Seen { modified, len: md.len(), rows });
+            self.seen.insert(p, seen);
         }
-        let mut valid: Vec<(&PathBuf, SystemTime, usize)> =
-            self.seen.iter().filter_map(|(p, s)| s.rows.map(|n| (p, s.modified, n))).collect();
+        // One-game shards that a pack of their folder holds too.
+        let packed: HashSet<PathBuf> = self
+            .seen
+            .iter()
+            .filter(|(_, s)| s.rows.is_some())
+            .flat_map(|(p, s)| s.names.iter().map(|n| p.with_file_name(format!("{n}.npz"))))
+            .collect();
+        let mut valid: Vec<(&PathBuf, SystemTime, usize)> = self
+            .seen
+            .iter()
+            .filter(|(p, _)| !packed.contains(*p))
+            .filter_map(|(p, s)| s.rows.map(|n| (p, s.modified, n)))
+            .collect();
         // Newest first, a folder at a time: folders by their newest shard, the shards of one
         // folder by name (a self-play run numbers its games), never by their own times, which
         // follow how parallel games happened to finish.
@@ -420,6 +443,7 @@ mod tests {
             action_space: net.action_space,
             policy_layout: PolicyLayout::VERSION,
             games: 1,
+            game_names: Vec::new(),
             source: "test".into(),
             crc32: 0,
         };

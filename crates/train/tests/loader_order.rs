@@ -101,3 +101,49 @@ fn a_sliding_window_takes_the_newest_folder_then_the_highest_names_whatever_the_
     std::fs::remove_file(&older[2]).unwrap();
     assert!(first_batches(&cfg, rules, &tmp.0, 6) != a, "the window's shards decide the batches");
 }
+
+/// The first window message of a loader over `dir`.
+fn first_window(cfg: &TrainConfig, rules: Rules, dir: &Path) -> hane_train::loader::WindowInfo {
+    let mut loader = Loader::start(cfg, rules, NetConfig::new(&rules, cfg.net), dir, 9);
+    loop {
+        match loader.recv() {
+            Message::Window(w) => break w,
+            Message::Failed(e) => panic!("{e}"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn packed_shards_train_like_their_games_and_a_game_in_a_pack_counts_once() {
+    use hane_data::shard;
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let tmp = Temp::new("loader-packs");
+    let singles = write_shards(&tmp.0.join("singles"), &rules, 6, 4, 3).unwrap();
+    let parts: Vec<(String, shard::Shard)> = singles
+        .iter()
+        .map(|p| (p.file_stem().unwrap().to_str().unwrap().to_string(), shard::read(p).unwrap()))
+        .collect();
+    // Games 0-3 packed, 4 and 5 alone, and game 3's own shard still there (a pack caught
+    // before self-play removed its games' files).
+    let packed = tmp.0.join("packed");
+    std::fs::create_dir_all(&packed).unwrap();
+    shard::write_atomic(&packed.join("p00000000.npz"), &shard::pack(&parts[..4], "random").unwrap()).unwrap();
+    for i in [3, 4, 5] {
+        std::fs::copy(&singles[i], packed.join(singles[i].file_name().unwrap())).unwrap();
+    }
+    let cfg = TrainConfig { batch_size: 4, shuffle_rows: 64, augment: false, ..tiny("ttakji,size=5") };
+    let w = first_window(&cfg, rules, &packed);
+    assert_eq!((w.shards, w.total_rows, w.window_shards, w.window_rows), (3, 24, 3, 24), "{w:?}");
+    // The rows drawn are the games' rows: 400 draws of 24 rows (seeded) meet every one.
+    let rows_of = |dir: &Path| -> std::collections::BTreeSet<Vec<u8>> {
+        let batches = first_batches(&cfg, rules, dir, 100);
+        batches.iter().flat_map(|b| b.chunks(b.len() / 4).map(<[u8]>::to_vec).collect::<Vec<_>>()).collect()
+    };
+    let all = rows_of(&tmp.0.join("singles"));
+    assert!(all.len() > 12, "{} distinct rows", all.len());
+    assert_eq!(rows_of(&packed), all);
+    // Without the duplicate the window is the same.
+    std::fs::remove_file(packed.join(singles[3].file_name().unwrap())).unwrap();
+    assert_eq!(first_window(&cfg, rules, &packed), w);
+}

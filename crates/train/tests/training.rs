@@ -164,7 +164,7 @@ fn reencode(s: shard::Shard) -> Vec<u8> {
     let json = serde_json::to_vec(&s.meta).unwrap();
     let mut arrays = s.arrays;
     arrays.push(hane_data::npz::Array::u8("meta", vec![json.len()], json));
-    hane_data::npz::write(&arrays)
+    hane_data::npz::write(&arrays, hane_data::npz::Compression::Stored)
 }
 
 #[test]

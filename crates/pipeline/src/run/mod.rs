@@ -319,13 +319,14 @@ fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
         .map(|k| hane_engine::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
 }
 
-/// Rows in the shards under `dir` (0 for unreadable shards, which the trainer skips too).
+/// Rows in the shards under `dir` as their metadata says, as the trainer's window counts
+/// them (0 for a shard whose metadata is unreadable, which the trainer skips too).
 fn rows_in(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().extension().is_some_and(|x| x == "npz"))
-        .map(|e| hane_data::shard::read(&e.path()).map_or(0, |s| s.meta.rows as u64))
+        .map(|e| hane_data::shard::read_meta(&e.path()).map_or(0, |m| m.rows as u64))
         .sum()
 }
 

@@ -7,9 +7,8 @@ use crate::stop::{self, Second, RERUN};
 use crate::Failure;
 use hane_pipeline::config;
 use hane_pipeline::players::selfplay_evaluators;
-use hane_selfplay::server::EvaluatorFactory;
-use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig};
-use std::path::{Path, PathBuf};
+use hane_selfplay::{run, Progress};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Arguments of `hane selfplay`.
@@ -37,22 +36,6 @@ pub struct Args {
     model: Option<PathBuf>,
 }
 
-/// Runs self-play with a progress bar of finished games (moves/s and rows in its message);
-/// a stop request ([`crate::stop`]) ends it early, keeping every finished game.
-fn play_with_bar(
-    cfg: &SelfplayConfig,
-    games: u64,
-    out: &Path,
-    fac: EvaluatorFactory,
-    source: &str,
-) -> Result<RunSummary, Failure> {
-    let progress = Arc::new(Progress::default());
-    let bar = SelfplayBar::start(games, progress.clone());
-    let result = run(cfg, games, out, fac, source, progress, stop::stop().flag());
-    bar.finish();
-    result.map_err(Failure::other)
-}
-
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
     hane_engine::range::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
@@ -67,7 +50,12 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
     let second = if a.model.is_some() { Second::Wait } else { Second::Exit };
     stop::install("after the moves in flight (finished games are kept)", second)?;
-    let s = play_with_bar(&cfg, a.games, &a.out, fac, &source)?;
+    // A bar of finished games (moves/s and rows in its message) until the run ends or stops.
+    let progress = Arc::new(Progress::default());
+    let bar = SelfplayBar::start(a.games, progress.clone());
+    let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop::stop().flag());
+    bar.finish();
+    let s = result.map_err(Failure::other)?;
     println!("{s}");
     if s.interrupted && stop::requested() {
         return Err(stop::interrupted(RERUN));

@@ -6,6 +6,7 @@ use crate::players::{model_factory, named_factory};
 use crate::Error;
 use hane_data::batch::BatchEncoder;
 use hane_engine::playout::{random_light_action, random_playout};
+use hane_engine::range::in_range;
 use hane_engine::rng::Rng;
 use hane_engine::{Game, GameState, PolicyLayout, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
@@ -31,17 +32,22 @@ pub struct PlayoutRates {
     pub mean_turns: f64,
 }
 
-/// Uniformly random light playouts of `rules` from the empty board on this thread, `rounds`
-/// rounds of `seconds` each: a shared machine's speed moves from second to second, so the
-/// best, median and worst round are all reported.
-pub fn playout_rates(rules: Rules, seconds: f64, rounds: usize, seed: u64) -> PlayoutRates {
+/// Uniformly random light playouts of `rules` (a rule string) from the empty board on this
+/// thread, `rounds` rounds (1..=1000) of `seconds` each: a shared machine's speed moves from
+/// second to second, so the best, median and worst round are all reported.
+pub fn playout_rates(rules: &str, seconds: f64, rounds: usize, seed: u64) -> Result<PlayoutRates, Error> {
+    let rules: Rules = rules.parse().map_err(|e| Error::Input(format!("--rules: {e}")))?;
+    if !(seconds > 0.0 && seconds < 1e6) {
+        return Err(Error::Input("--seconds must be positive".into()));
+    }
+    in_range("--rounds", rounds, 1..=1000).map_err(|e| Error::Input(e.0))?;
     let start = GameState::new(rules);
     let mut g = start.clone();
     let mut rng = Rng::new(seed);
     let budget = Duration::from_secs_f64(seconds);
     let (mut games, mut turns) = (0u64, 0u64);
     let mut rates = Vec::with_capacity(rounds);
-    for _ in 0..rounds.max(1) {
+    for _ in 0..rounds {
         let cpu0 = thread_cpu_seconds();
         let t = Instant::now();
         let mut n = 0u64;
@@ -62,13 +68,13 @@ pub fn playout_rates(rules: Rules, seconds: f64, rounds: usize, seed: u64) -> Pl
         games += n;
     }
     rates.sort_by(f64::total_cmp);
-    PlayoutRates {
+    Ok(PlayoutRates {
         playouts: games,
         best: rates[rates.len() - 1],
         median: rates[rates.len() / 2],
         worst: rates[0],
         mean_turns: turns as f64 / games as f64,
-    }
+    })
 }
 
 /// What evaluates positions in a self-play benchmark.
@@ -183,17 +189,19 @@ pub struct SelfplayRates {
     pub bare_evals: f64,
 }
 
-/// Plays `games` games of `rules` (a rule string) with `source`, `in_flight` at once and
-/// batches of `batch`, in a temporary folder, and measures the evaluator alone beside it.
+/// Plays `games` games of `rules` (a rule string) with `source` on `threads` worker threads
+/// (one inference thread), each with `in_flight` games at once, and batches of `batch`, in a
+/// temporary folder, and measures the evaluator alone beside it.
 pub fn selfplay_rates(
     rules: &str,
     source: &Source,
     games: u64,
-    in_flight: usize,
+    (threads, in_flight): (usize, usize),
     batch: usize,
 ) -> Result<SelfplayRates, Error> {
     let cfg = SelfplayConfig {
         rules: rules.to_string(),
+        threads,
         games_in_flight: in_flight,
         batch_size: batch,
         ..SelfplayConfig::default()

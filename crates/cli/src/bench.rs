@@ -1,7 +1,7 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
 use crate::Failure;
-use hane_pipeline::bench::{bench_rules, peak_rss_kib, playout_rates, selfplay_rates, selfplay_runs, Source};
+use hane_pipeline::bench::{self, Source, Workers};
 
 /// Arguments of `hane bench`.
 #[derive(clap::Args)]
@@ -61,9 +61,12 @@ enum What {
         /// Games in flight per worker thread.
         #[arg(long, default_value_t = 64)]
         in_flight: usize,
-        /// Worker threads running searches, feeding one inference thread.
+        /// Worker threads running searches.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Inference threads, each with its own copy of the evaluator (at most --threads).
+        #[arg(long, default_value_t = 1)]
+        inference_threads: usize,
         /// Evaluator: uniform, rollout, or encode (a net's input encoding without the forward
         /// pass: the CPU side of self-play alone).
         #[arg(long, default_value = "uniform")]
@@ -96,29 +99,35 @@ pub fn run(a: Args) -> Result<(), Failure> {
             println!("{report}");
             Ok(())
         }
-        What::Selfplay { rules, size, games, in_flight, threads, evaluator, batch, model } => {
-            selfplay(selfplay_runs(&rules, size, &evaluator, &model)?, games, (threads, in_flight), batch)
+        What::Selfplay {
+            rules,
+            size,
+            games,
+            in_flight,
+            threads,
+            inference_threads,
+            evaluator,
+            batch,
+            model,
+        } => {
+            let workers = Workers { threads, inference_threads, in_flight };
+            selfplay(bench::selfplay_runs(&rules, size, &evaluator, &model)?, games, workers, batch)
         }
     }
 }
 
-fn selfplay(
-    runs: Vec<(String, Source)>,
-    games: u64,
-    workers: (usize, usize),
-    batch: usize,
-) -> Result<(), Failure> {
-    let (threads, in_flight) = workers;
+fn selfplay(runs: Vec<(String, Source)>, games: u64, workers: Workers, batch: usize) -> Result<(), Failure> {
+    let Workers { threads, inference_threads, in_flight } = workers;
     println!(
-        "self-play: {games} games per run, {threads} workers with {in_flight} in flight each, batch {batch}, \
-         visits 64 full / 16 fast (p_full 0.25)"
+        "self-play: {games} games per run, {threads} workers with {in_flight} in flight each, \
+         {inference_threads} inference threads, batch {batch}, visits 64 full / 16 fast (p_full 0.25)"
     );
     println!(
         "{:<22} {:>10} {:>11} {:>11} {:>13} {:>7}  evaluator",
         "rules", "positions/s", "games/hour", "evals/s", "bare evals/s", "ratio"
     );
     for (name, source) in runs {
-        let r = selfplay_rates(&name, &source, games, workers, batch)?;
+        let r = bench::selfplay_rates(&name, &source, games, workers, batch)?;
         println!(
             "{:<22} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}  {}",
             name,
@@ -133,7 +142,7 @@ fn selfplay(
             println!("cpu side: {:.0} leaves/s per worker thread", r.evals / threads as f64);
         }
     }
-    if let Some(kb) = peak_rss_kib() {
+    if let Some(kb) = bench::peak_rss_kib() {
         println!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);
     }
     Ok(())
@@ -146,8 +155,8 @@ fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64
         "{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "rules", "playouts", "best", "median", "worst", "avg turns"
     );
-    for name in bench_rules(&names) {
-        let r = playout_rates(&format!("{name},size={size}"), seconds, rounds, seed)?;
+    for name in bench::bench_rules(&names) {
+        let r = bench::playout_rates(&format!("{name},size={size}"), seconds, rounds, seed)?;
         println!(
             "{:<14} {:>10} {:>10.0} {:>10.0} {:>10.0} {:>10.1}",
             name, r.playouts, r.best, r.median, r.worst, r.mean_turns

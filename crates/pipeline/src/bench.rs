@@ -189,19 +189,31 @@ pub struct SelfplayRates {
     pub bare_evals: f64,
 }
 
-/// Plays `games` games of `rules` (a rule string) with `source` on `threads` worker threads
-/// (one inference thread), each with `in_flight` games at once, and batches of `batch`, in a
-/// temporary folder, and measures the evaluator alone beside it.
+/// How a self-play benchmark runs its games.
+#[derive(Clone, Copy, Debug)]
+pub struct Workers {
+    /// Worker threads running searches.
+    pub threads: usize,
+    /// Inference threads, each with its own copy of the evaluator.
+    pub inference_threads: usize,
+    /// Games in flight per worker.
+    pub in_flight: usize,
+}
+
+/// Plays `games` games of `rules` (a rule string) with `source`, run by `workers`, in batches
+/// of `batch`, in a temporary folder, and measures the evaluator alone beside it.
 pub fn selfplay_rates(
     rules: &str,
     source: &Source,
     games: u64,
-    (threads, in_flight): (usize, usize),
+    workers: Workers,
     batch: usize,
 ) -> Result<SelfplayRates, Error> {
+    let Workers { threads, inference_threads, in_flight } = workers;
     let cfg = SelfplayConfig {
         rules: rules.to_string(),
         threads,
+        inference_threads,
         games_in_flight: in_flight,
         batch_size: batch,
         ..SelfplayConfig::default()

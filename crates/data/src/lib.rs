@@ -1,7 +1,7 @@
 //! hane's training-data formats, shared by the self-play writer and the trainer's reader:
 //! the versioned feature encoder ([`features`]) and the net's input batches built with it
-//! ([`batch`]), a dependency-free `.npz` codec ([`npz`]),
-//! self-describing, checksummed shards of training rows ([`shard`]) and the eight board
+//! ([`batch`]), an `.npz` codec on top of a deflate library ([`npz`]),
+//! self-describing, checksummed shards of training rows, one game's or many ([`shard`]) and the eight board
 //! symmetries as index maps over planes and actions ([`symmetries`]), which the trainer
 //! augments its rows with and the net's evaluator randomises its inputs with.
 //!

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Every file is written under a temporary name and renamed, and each phase resumes: self-play
-//! keeps finished games (one file per game), the trainer restarts from its newest checkpoint,
+//! keeps finished games (one file per game, or packed: `[selfplay] pack_rows`), the trainer restarts from its newest checkpoint,
 //! a gating match from its last finished game. Interrupted (Ctrl-C or SIGKILL), the same
 //! command continues the same run and loses at most the games and steps in flight. A
 //! [`Stop`] request ends the run at the next safe point of the phase in flight (self-play

@@ -11,6 +11,19 @@ fn count(dir: &Path, ext: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// Finished games in `dir`: one per single SGF, one per game tree of a pack's collection
+/// (the config packs them, `pack_rows`).
+fn finished_games(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "sgf"))
+                .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.matches("GN[").count().max(1)))
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 #[test]
 fn sigkill_loses_only_games_in_flight() {
     let out = std::env::temp_dir().join(format!("hane-kill-{}", std::process::id()));
@@ -38,13 +51,13 @@ fn sigkill_loses_only_games_in_flight() {
             hane_data::shard::read(&p).unwrap_or_else(|err| panic!("visible shard is corrupt: {err}"));
         }
     }
-    let finished = count(&out.join("sgf"), "sgf");
+    let finished = finished_games(&out.join("sgf"));
     assert!(finished >= 3);
     let status = Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let report = String::from_utf8_lossy(&status.stdout);
     assert!(report.contains(&format!("({finished} already done)")) || finished == 60, "{report}");
-    assert_eq!(count(&out.join("sgf"), "sgf"), 60);
+    assert_eq!(finished_games(&out.join("sgf")), 60);
     for e in std::fs::read_dir(&shards).unwrap().flatten() {
         let name = e.file_name().into_string().unwrap();
         assert!(name.ends_with(".npz"), "leftover file {name}");

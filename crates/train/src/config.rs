@@ -125,6 +125,9 @@ pub struct TrainConfig {
     pub augment: bool,
     /// Seconds between scans of the data folder for new shards (0..=86400).
     pub rescan_secs: f64,
+    /// On a data folder without a readable shard: wait for one, looking every `rescan_secs`
+    /// (a trainer started beside its self-play workers), instead of stopping with an error.
+    pub wait_for_data: bool,
     /// Write a checkpoint every this many steps (and at the end of the run; 1..=1000000000).
     pub checkpoint_every: u64,
     /// Checkpoints to keep; older ones are deleted (1..=10000).
@@ -168,6 +171,7 @@ impl Default for TrainConfig {
             shuffle_rows: 50_000,
             augment: true,
             rescan_secs: 60.0,
+            wait_for_data: false,
             checkpoint_every: 1000,
             keep_checkpoints: 3,
             log_every: 100,

@@ -9,7 +9,9 @@
 //!   shard later checks only its shapes ([`hane_data::shard::read_again`]): each shard is
 //!   verified once. A packed shard ([`hane_data::shard::pack`]) stands for the games it
 //!   names: a one-game shard of the same folder that it names (a pack caught while
-//!   self-play wrote it) is left out. The window is the newest shards holding
+//!   self-play wrote it) is left out. A folder without a readable shard stops training
+//!   ([`TrainError::NoData`]), or with [`TrainConfig::wait_for_data`] is scanned again every
+//!   `rescan_secs` until one comes. The window is the newest shards holding
 //!   [`TrainConfig::window_rows`] rows of the total (KataGo's growing window). Newest means
 //!   a folder at a time, folders ranked by the modification time of their newest shard and
 //!   the shards of a folder by name, newest last (self-play names them by game number): a
@@ -35,7 +37,8 @@ use hane_engine::{PolicyLayout, Rules};
 use hane_nn::{same_game, NetConfig};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
@@ -182,6 +185,8 @@ struct Worker {
     window: Vec<(PathBuf, usize)>,
     window_rows: usize,
     buffer: Vec<(Arc<Rows>, usize)>,
+    /// Set when the loader is dropped: a wait for data ends.
+    quit: Arc<AtomicBool>,
 }
 
 /// A stop request: the trainer went away.
@@ -336,6 +341,18 @@ impl Worker {
         b
     }
 
+    /// Sleeps `d`, or less when the loader is dropped meanwhile; whether to go on.
+    fn pause(&self, d: Duration) -> bool {
+        let until = Instant::now() + d;
+        while Instant::now() < until {
+            if self.quit.load(Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
+        }
+        !self.quit.load(Ordering::Relaxed)
+    }
+
     fn run(mut self) {
         let mut last_scan = Instant::now();
         if let Err(e) = self.scan() {
@@ -343,6 +360,25 @@ impl Worker {
                 let _ = self.send(Message::Failed(e));
             }
             return;
+        }
+        if self.window.is_empty() && self.cfg.wait_for_data {
+            let every = self.cfg.rescan_secs;
+            let note =
+                format!("no readable shards in {} yet: looking again every {every} s", self.dir.display());
+            if self.send(Message::Warning(note)).is_err() {
+                return;
+            }
+            while self.window.is_empty() {
+                if !self.pause(Duration::from_secs_f64(every)) {
+                    return;
+                }
+                if let Err(e) = self.scan() {
+                    if let Some(e) = e {
+                        let _ = self.send(Message::Failed(e));
+                    }
+                    return;
+                }
+            }
         }
         if self.window.is_empty() {
             let _ = self.send(Message::Failed(TrainError::NoData(self.dir.clone())));
@@ -378,12 +414,14 @@ impl Worker {
 pub struct Loader {
     rx: Option<Receiver<Message>>,
     thread: Option<JoinHandle<()>>,
+    quit: Arc<AtomicBool>,
 }
 
 impl Loader {
     /// Starts the thread for `dir`; `seed` seeds shuffling and symmetries.
     pub fn start(cfg: &TrainConfig, rules: Rules, net: NetConfig, dir: &Path, seed: u64) -> Loader {
         let (tx, rx) = sync_channel(PREFETCH);
+        let quit = Arc::new(AtomicBool::new(false));
         let worker = Worker {
             cfg: cfg.clone(),
             rules,
@@ -396,12 +434,13 @@ impl Loader {
             window: Vec::new(),
             window_rows: 0,
             buffer: Vec::new(),
+            quit: quit.clone(),
         };
         let thread = std::thread::Builder::new()
             .name("hane-loader".into())
             .spawn(move || worker.run())
             .expect("spawn the loader thread");
-        Loader { rx: Some(rx), thread: Some(thread) }
+        Loader { rx: Some(rx), thread: Some(thread), quit }
     }
 
     /// The next message; a loader that ended without saying why reports that.
@@ -411,11 +450,22 @@ impl Loader {
             _ => Message::Failed(TrainError::Data("the data loader stopped".into())),
         }
     }
+
+    /// [`Loader::recv`], or `None` if no message came within `timeout`.
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Message> {
+        match self.rx.as_ref().map(|rx| rx.recv_timeout(timeout)) {
+            Some(Ok(m)) => Some(m),
+            Some(Err(RecvTimeoutError::Timeout)) => None,
+            _ => Some(Message::Failed(TrainError::Data("the data loader stopped".into()))),
+        }
+    }
 }
 
 impl Drop for Loader {
     fn drop(&mut self) {
-        // Closing the channel makes the thread's next send fail, and it returns.
+        // Closing the channel makes the thread's next send fail, and it returns; a thread
+        // waiting for data sees the flag.
+        self.quit.store(true, Ordering::Relaxed);
         drop(self.rx.take());
         if let Some(t) = self.thread.take() {
             let _ = t.join();

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Names of the per-step metrics, in the order the training step returns them.
 pub const METRICS: [&str; 10] = [
@@ -435,8 +435,14 @@ impl Trainer {
         let mut last = None;
         while self.step < target && !self.stop_requested() {
             let batch = loop {
-                match loader.recv() {
-                    Message::Batch(b) => break b,
+                // A loader waiting for data (`wait_for_data`) sends no batch: look at the stop
+                // flag meanwhile.
+                if self.stop_requested() {
+                    break None;
+                }
+                let Some(message) = loader.recv_timeout(Duration::from_millis(200)) else { continue };
+                match message {
+                    Message::Batch(b) => break Some(b),
                     Message::Window(w) => {
                         let events = self.events.as_mut().expect("created above");
                         let io = |e| TrainError::Io(self.out_dir.join("tensorboard"), e);
@@ -448,6 +454,7 @@ impl Trainer {
                     Message::Failed(e) => return Err(e),
                 }
             };
+            let Some(batch) = batch else { break };
             let lr = cfg.lr_at(self.step);
             let inputs = batch_tensors(&net_cfg, &batch, device);
             let metrics = train_step(&self.net, &mut self.opt, &cfg, &inputs, lr, self.step + 1);

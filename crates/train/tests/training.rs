@@ -135,6 +135,53 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
 }
 
 #[test]
+fn a_trainer_told_to_wait_for_data_starts_when_the_first_shards_come_and_stops_when_asked() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let tmp = Temp::new("waitdata");
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let data = tmp.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let cfg = TrainConfig { steps: 4, wait_for_data: true, rescan_secs: 0.1, ..tiny("ttakji,size=5") };
+    // The shards come 0.5 s after the trainer starts.
+    let writer = {
+        let data = data.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            write_shards(&data, &rules, 3, 20, 3).unwrap();
+        })
+    };
+    let mut warnings = Vec::new();
+    let s = train(&cfg, &data, &tmp.0.join("out"), None, &mut |p| {
+        if let Progress::Warning(w) = p {
+            warnings.push(w.clone());
+        }
+    })
+    .unwrap();
+    writer.join().unwrap();
+    assert_eq!((s.step, s.interrupted), (4, false));
+    assert!(
+        warnings.iter().any(|w| w.contains("no readable shards") && w.contains("every 0.1 s")),
+        "{warnings:?}"
+    );
+    // Waiting on an empty folder, a stop request ends the run at once, with nothing trained.
+    let empty = tmp.0.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let t = Instant::now();
+    let s = train(&cfg, &empty, &tmp.0.join("out-empty"), Some(stop), &mut |_| {}).unwrap();
+    stopper.join().unwrap();
+    assert_eq!((s.step, s.interrupted, s.checkpoint), (0, true, None));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[test]
 fn a_shard_with_nan_among_good_ones_is_skipped_by_name() {
     let tmp = Temp::new("nanshard");
     let rules: Rules = "ttakji,size=5".parse().unwrap();

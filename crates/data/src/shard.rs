@@ -305,27 +305,11 @@ pub fn pack(parts: &[(String, Shard)], source: &str) -> Result<Vec<u8>, Corrupt>
         let rules: Rules = m.rules.parse().ok()?;
         Some(Rules { komi: Komi(0), ..rules })
     };
-    let fits = |m: &ShardMeta| {
-        let f = &first.meta;
-        game(m).is_some()
-            && (
-                game(m),
-                m.board_size,
-                m.planes,
-                m.globals,
-                m.action_space,
-                m.policy_layout,
-                m.encoder_version,
-            ) == (
-                game(f),
-                f.board_size,
-                f.planes,
-                f.globals,
-                f.action_space,
-                f.policy_layout,
-                f.encoder_version,
-            )
+    let layout = |m: &ShardMeta| {
+        (game(m), m.board_size, m.planes, m.globals, m.action_space, m.policy_layout, m.encoder_version)
     };
+    let want = layout(&first.meta);
+    let fits = |m: &ShardMeta| want.0.is_some() && layout(m) == want;
     if let Some((name, _)) = parts.iter().find(|(_, s)| !fits(&s.meta)) {
         return Err(Corrupt(format!("{name}: another rule set, board size or layout than {}", parts[0].0)));
     }

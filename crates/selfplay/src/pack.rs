@@ -124,6 +124,10 @@ impl Packs {
             if name.fork_turn.is_none() {
                 w.finished.insert(name.id);
             }
+            // Without packing nothing waits, and the games' shards need not be read.
+            if rows == 0 {
+                continue;
+            }
             let shard = shards.join(format!("{name}.npz"));
             let rows = match shard.exists() {
                 true => shard::read_meta(&shard).map_err(|e| e.to_string())?.rows,

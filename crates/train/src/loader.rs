@@ -197,13 +197,18 @@ impl Worker {
         self.tx.send(m).map_err(|_| Stop)
     }
 
-    /// Reads `p`, validating it unless a scan did and the file has not changed since.
-    fn read(&mut self, p: &Path) -> Result<Option<Shard>, Stop> {
-        let unchanged = std::fs::metadata(p).is_ok_and(|md| {
+    /// Whether a scan validated `p` and the file has not changed since.
+    fn unchanged(&self, p: &Path) -> bool {
+        std::fs::metadata(p).is_ok_and(|md| {
             let modified = md.modified().unwrap_or(SystemTime::UNIX_EPOCH);
             self.seen.get(p).is_some_and(|s| s.rows.is_some() && s.modified == modified && s.len == md.len())
-        });
-        let read = if unchanged { shard::read_again(p) } else { shard::read(p) };
+        })
+    }
+
+    /// Reads `p`: its shapes only when `validated` (by an earlier read of the same file), else
+    /// everything.
+    fn read(&mut self, p: &Path, validated: bool) -> Result<Option<Shard>, Stop> {
+        let read = if validated { shard::read_again(p) } else { shard::read(p) };
         match read {
             Ok(s) => Ok(Some(s)),
             Err(e @ (ShardError::Corrupt(..) | ShardError::Io(..))) => {
@@ -226,7 +231,7 @@ impl Worker {
             if self.seen.get(&p).is_some_and(|s| s.modified == modified && s.len == md.len()) {
                 continue;
             }
-            let seen = match self.read(&p).map_err(|_| None)? {
+            let seen = match self.read(&p, false).map_err(|_| None)? {
                 Some(s) => {
                     if let Some(why) = incompatibility(&s.meta, &self.rules, &self.net) {
                         return Err(Some(TrainError::Incompatible(p, why)));
@@ -301,7 +306,8 @@ impl Worker {
             let r = self.rng.below(self.window_rows);
             let k = self.window.partition_point(|(_, cum)| *cum <= r);
             let path = self.window[k].0.clone();
-            let shard = self.read(&path).map_err(|_| None)?;
+            let validated = self.unchanged(&path);
+            let shard = self.read(&path, validated).map_err(|_| None)?;
             if let Some(why) = shard.as_ref().and_then(|s| incompatibility(&s.meta, &self.rules, &self.net)) {
                 return Err(Some(TrainError::Incompatible(path, why)));
             }
@@ -353,12 +359,24 @@ impl Worker {
         !self.quit.load(Ordering::Relaxed)
     }
 
+    /// Whether the loader goes on after `step`; an error stops it, and one that is not the
+    /// trainer going away is sent.
+    fn went_on(&self, step: Result<(), Option<TrainError>>) -> bool {
+        match step {
+            Ok(()) => true,
+            Err(e) => {
+                if let Some(e) = e {
+                    let _ = self.send(Message::Failed(e));
+                }
+                false
+            }
+        }
+    }
+
     fn run(mut self) {
         let mut last_scan = Instant::now();
-        if let Err(e) = self.scan() {
-            if let Some(e) = e {
-                let _ = self.send(Message::Failed(e));
-            }
+        let scanned = self.scan();
+        if !self.went_on(scanned) {
             return;
         }
         if self.window.is_empty() && self.cfg.wait_for_data {
@@ -372,10 +390,8 @@ impl Worker {
                 if !self.pause(Duration::from_secs_f64(every)) {
                     return;
                 }
-                if let Err(e) = self.scan() {
-                    if let Some(e) = e {
-                        let _ = self.send(Message::Failed(e));
-                    }
+                let scanned = self.scan();
+                if !self.went_on(scanned) {
                     return;
                 }
             }
@@ -387,17 +403,13 @@ impl Worker {
         loop {
             if last_scan.elapsed() >= Duration::from_secs_f64(self.cfg.rescan_secs) {
                 last_scan = Instant::now();
-                if let Err(e) = self.scan() {
-                    if let Some(e) = e {
-                        let _ = self.send(Message::Failed(e));
-                    }
+                let scanned = self.scan();
+                if !self.went_on(scanned) {
                     return;
                 }
             }
-            if let Err(e) = self.refill() {
-                if let Some(e) = e {
-                    let _ = self.send(Message::Failed(e));
-                }
+            let refilled = self.refill();
+            if !self.went_on(refilled) {
                 return;
             }
             let b = self.batch();

@@ -433,10 +433,10 @@ impl Trainer {
         let mut counted = 0u64;
         let mut since = (Instant::now(), self.samples, self.step + 1);
         let mut last = None;
-        while self.step < target && !self.stop_requested() {
+        while self.step < target {
             let batch = loop {
-                // A loader waiting for data (`wait_for_data`) sends no batch: look at the stop
-                // flag meanwhile.
+                // Before each step, and while a loader waiting for data (`wait_for_data`) sends
+                // no batch.
                 if self.stop_requested() {
                     break None;
                 }

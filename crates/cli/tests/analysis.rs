@@ -4,15 +4,12 @@
 
 mod common;
 
-use common::tiny_checkpoint;
+use common::tiny_model;
 use std::process::Command;
 
 #[test]
 fn a_python_client_reads_every_response() {
-    let dir = std::env::temp_dir().join(format!("hane-analysis-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("tiny.safetensors");
-    tiny_checkpoint("ttakji,size=5", &model);
+    let (dir, model) = tiny_model("analysis");
     let client = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/analysis_client.py");
     let out = Command::new("python3")
         .args([client, env!("CARGO_BIN_EXE_hane"), model.to_str().unwrap()])

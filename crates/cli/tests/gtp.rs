@@ -3,19 +3,13 @@
 
 mod common;
 
-use common::tiny_checkpoint;
+use common::{spawn_piped, tiny_model};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// The exit status and stdout of `hane gtp ARGS...` fed `input`.
 fn gtp(args: &[&str], input: &[u8]) -> (std::process::ExitStatus, Vec<u8>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
-        .arg("gtp")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&[&["gtp"], args].concat());
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     // A writer of its own: the engine answers while it reads, and may quit before the end.
@@ -116,10 +110,7 @@ fn scripted_game_with_bad_input() {
 
 #[test]
 fn a_net_plays_its_own_rules_only() {
-    let dir = std::env::temp_dir().join(format!("hane-gtp-model-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("tiny.safetensors");
-    tiny_checkpoint("ttakji,size=5", &model);
+    let (dir, model) = tiny_model("gtp-model");
     let m = model.to_str().unwrap();
     let r = session_with(
         &["--rules", "ttakji,size=5", "--model", m],

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::tiny_checkpoint;
+use common::{spawn_piped, tiny_model};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -20,13 +20,7 @@ struct Engine {
 
 impl Engine {
     fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
-            .arg("gtp")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&[&["gtp"], args].concat());
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (tx, lines) = mpsc::channel();
@@ -179,10 +173,7 @@ fn check_kata(line: &str, size: u8) -> HashMap<String, Vec<String>> {
 
 #[test]
 fn kata_analyze_streams_until_the_next_command() {
-    let dir = std::env::temp_dir().join(format!("hane-gtp-analyze-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("tiny.safetensors");
-    tiny_checkpoint("ttakji,size=5", &model);
+    let (dir, model) = tiny_model("gtp-analyze");
     let mut e =
         Engine::start(&["--rules", "ttakji,size=5", "--model", model.to_str().unwrap(), "--visits", "32"]);
     e.send("play b C3");

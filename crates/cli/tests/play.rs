@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::tiny_checkpoint;
+use common::{spawn_piped, tiny_model};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
@@ -47,17 +47,16 @@ fn replay(rules: &str, turns: &[&str]) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn ttakji_game_with_a_net_bad_move_and_undo_runs_to_the_turn_cap() {
-    let dir = std::env::temp_dir().join(format!("hane-play-model-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("tiny.safetensors");
-    tiny_checkpoint("ttakji,size=5", &model);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
-        .args(["play", "--rules", "ttakji,size=5,cap=6", "--visits", "16", "--model"])
-        .arg(&model)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (dir, model) = tiny_model("play-model");
+    let mut child = spawn_piped(&[
+        "play",
+        "--rules",
+        "ttakji,size=5,cap=6",
+        "--visits",
+        "16",
+        "--model",
+        model.to_str().unwrap(),
+    ]);
     // Turn 3 and later are passes, so the game is over by turn 6 (the cap) at the latest.
     let script = "C3\nC3\nundo\nhelp\nB2\npass\npass\npass\nquit\n";
     child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
@@ -88,13 +87,7 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
-            .arg("play")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&[&["play"], args].concat());
         let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
         Session { child, stdin, stdout }
     }

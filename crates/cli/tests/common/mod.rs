@@ -1,11 +1,33 @@
 //! Helpers shared by the CLI's integration tests.
 
-use std::path::Path;
+// Each test file compiles this module and uses some of it.
+#![allow(dead_code)]
 
-/// Writes an untrained checkpoint of a tiny net for `rules` (no training: the tests only need
-/// a net that loads and evaluates).
-pub fn tiny_checkpoint(rules: &str, path: &Path) {
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+/// A fresh folder `hane-NAME-PID` under the temporary directory holding `tiny.safetensors`,
+/// an untrained checkpoint of a tiny 5x5 ttakji net (no training: the tests only need a net
+/// that loads and evaluates); returns the folder and the checkpoint.
+pub fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
     use hane_nn::{tch::Device, NetConfig, NetShape, Network};
-    let rules: hane_engine::Rules = rules.parse().unwrap();
-    Network::new(NetConfig::new(&rules, NetShape::tiny()), Device::Cpu).unwrap().save(path, &rules).unwrap();
+    let dir = std::env::temp_dir().join(format!("hane-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("tiny.safetensors");
+    let rules: hane_engine::Rules = "ttakji,size=5".parse().unwrap();
+    Network::new(NetConfig::new(&rules, NetShape::tiny()), Device::Cpu)
+        .unwrap()
+        .save(&model, &rules)
+        .unwrap();
+    (dir, model)
+}
+
+/// `hane ARGS...` started with its stdin and stdout piped.
+pub fn spawn_piped(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
 }

@@ -1,6 +1,7 @@
 //! Config files: TOML with one table per job (`[selfplay]`, `[train]`, `[loop]`).
-//! Every key is optional and has a default; an unknown key or a bad value is an error that
-//! names the file, the key and what is allowed.
+//! Every key is optional and has a default; the keys that depend on the board take theirs
+//! from its size ([`crate::recipe`]). An unknown key or a bad value is an error that names
+//! the file, the key and what is allowed.
 //!
 //! Every number has a range, in the doc comment of its key and checked at load, so no typo
 //! reaches an allocation, a thread count or a loop bound: ranges stop far beyond what a big
@@ -151,7 +152,13 @@ pub fn load(path: &Path) -> Result<ConfigFile, Error> {
 /// Parses and validates config text; the [`Error::Input`] names the table, the key and what
 /// is allowed.
 pub fn parse(text: &str) -> Result<ConfigFile, Error> {
-    let cfg: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
+    // Read as written first, so a mistake is reported with its line; then with the keys the
+    // file leaves out that the board decides filled in by the recipe.
+    let _: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
+    let mut doc: toml::Table = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
+    crate::recipe::Recipe::fill(&mut doc);
+    let cfg: ConfigFile =
+        toml::Value::Table(doc).try_into().map_err(|e: toml::de::Error| Error::Input(e.to_string()))?;
     let table = |t: &'static str| move |e: Invalid| Error::Input(format!("[{t}] {e}"));
     cfg.selfplay.validate().map_err(table("selfplay"))?;
     cfg.train.validate().map_err(table("train"))?;

@@ -20,6 +20,7 @@ pub mod katago_rules;
 pub mod komi;
 pub mod play;
 pub mod players;
+pub mod recipe;
 pub mod run;
 mod stop;
 

@@ -38,16 +38,28 @@ pub fn wide_range(r: &Rules) -> Vec<Komi> {
 
 /// A komi for one game: with probability `d.wide` uniform over [`wide_range`], else a normal
 /// draw around the rules' komi with `d.stdev` points, rounded to the nearest member of the
-/// domain ([`KomiDomain::nearest`]).
+/// domain ([`KomiDomain::nearest`]) and kept where both sides can still win or draw: the
+/// interior of [`wide_range`], within the board's area of 0. A draw outside it is drawn
+/// again (a normal truncated to that range), so a centre near the edge of the board's range
+/// does not spend games on a komi whose result the board already decides.
 pub fn randomise(r: &Rules, d: KomiDraw, rng: &mut Rng) -> Komi {
+    let range = wide_range(r);
     if d.wide > 0.0 && rng.unit() < f64::from(d.wide) {
-        let range = wide_range(r);
         return range[rng.below(range.len())];
     }
     if d.stdev <= 0.0 {
         return r.komi;
     }
-    KomiDomain::of(r).nearest(r.komi.as_f64() + f64::from(d.stdev) * rng.normal())
+    let (lo, hi) = (range[1], range[range.len() - 2]);
+    let domain = KomiDomain::of(r);
+    // Past a few hundred tries the centre itself lies far outside; the nearest end then.
+    for _ in 0..256 {
+        let k = domain.nearest(r.komi.as_f64() + f64::from(d.stdev) * rng.normal());
+        if (lo..=hi).contains(&k) {
+            return k;
+        }
+    }
+    r.komi.clamp(lo, hi)
 }
 
 #[cfg(test)]
@@ -79,6 +91,32 @@ mod tests {
         }
         let r: Rules = "ttakji".parse().unwrap();
         assert_eq!(randomise(&r, KomiDraw { stdev: 0.0, wide: 0.0 }, &mut rng), r.komi);
+    }
+
+    #[test]
+    fn normal_draws_stay_where_both_sides_can_win() {
+        // 5x5 area Go centred on the fair komi 25 (the whole board): nothing above 25,
+        // however wide the spread, and still some draws at 25 and below.
+        let r: Rules = "ttakji,size=5,komi=25".parse().unwrap();
+        let mut rng = Rng::new(11);
+        let draws: Vec<i32> =
+            (0..4000).map(|_| randomise(&r, KomiDraw { stdev: 4.0, wide: 0.0 }, &mut rng).0).collect();
+        assert!(draws.iter().all(|&k| (-50..=50).contains(&k)), "{:?}", draws.iter().max());
+        assert!(draws.iter().filter(|&&k| k == 50).count() > 500);
+        assert!(draws.iter().filter(|&&k| k < 44).count() > 500);
+        // Territory Go on 7x7 (halves) and Loose (even integers) likewise keep to their range.
+        for spec in ["brainking,size=7,komi=48.5", "loose,size=5,komi=-30", "sligo,size=4,komi=16"] {
+            let r: Rules = spec.parse().unwrap();
+            let range = wide_range(&r);
+            let (lo, hi) = (range[1], range[range.len() - 2]);
+            for _ in 0..2000 {
+                let k = randomise(&r, KomiDraw { stdev: 6.0, wide: 0.0 }, &mut rng);
+                assert!(lo <= k && k <= hi, "{spec}: {k}");
+            }
+        }
+        // A centre far outside the range gives the nearest end.
+        let far: Rules = "ttakji,size=3,komi=300".parse().unwrap();
+        assert_eq!(randomise(&far, KomiDraw { stdev: 1.0, wide: 0.0 }, &mut rng), Komi(18));
     }
 
     #[test]

@@ -5,6 +5,12 @@
 //! stated level for the Go rule sets), with the same settings, komi and openings every time,
 //! so the per-generation ratings are comparable and no match stops early on a lucky streak.
 //! Each match is resumable game by game like the gate.
+//!
+//! A fixed anchor saturates: once the best net wins every game against it, later nets can
+//! only tie that score. So each anchored generation's net also plays the net of the anchored
+//! generation before it (the ladder, [`Anchor::Ladder`]); the chain of these matches, from
+//! generation 0's net up, is fitted like the chain of gates ([`super::state::RunState::ladder`])
+//! and keeps rising while each rung beats the one below it.
 
 use super::matches::{play_parallel, MatchFile, PlayerPair};
 use super::state::BASELINE;
@@ -22,11 +28,15 @@ use std::path::Path;
 /// The name of the anchor [`Anchor::FirstNet`].
 pub const FIRST_NET: &str = "gen-000";
 
+/// The name of the anchor [`Anchor::Ladder`].
+pub const LADDER: &str = "ladder";
+
 /// How plots and reports name an anchor.
 pub fn label(name: &str) -> String {
     match name {
         BASELINE => "generation 0's player".into(),
         FIRST_NET => "generation 0's net".into(),
+        LADDER => "the previous anchored net".into(),
         _ => name.into(),
     }
 }
@@ -40,6 +50,9 @@ pub enum Anchor {
     FirstNet(String),
     /// GNU Go at a level.
     GnuGo(u8),
+    /// The best net of the generation that last played anchor matches (the rung below on the
+    /// ladder): its model file relative to the run folder.
+    Ladder(String),
 }
 
 impl Anchor {
@@ -50,6 +63,7 @@ impl Anchor {
             Anchor::Baseline => BASELINE.to_string(),
             Anchor::FirstNet(_) => FIRST_NET.to_string(),
             Anchor::GnuGo(level) => format!("gnugo:{level}"),
+            Anchor::Ladder(_) => LADDER.to_string(),
         }
     }
 }
@@ -99,15 +113,26 @@ impl AnchorSettings {
     }
 
     /// The anchors that `best` plays in a run of `rules` whose generation 0 trained
-    /// `first_net` (`None` before it has): none while the best player is the baseline itself,
-    /// and never the best net against itself.
-    pub fn anchors(&self, rules: &Rules, first_net: Option<&str>, best: &str) -> Vec<Anchor> {
+    /// `first_net` (`None` before it has) and whose last anchored generation had the best net
+    /// `rung` (`None` before one has): none while the best player is the baseline itself,
+    /// never the best net against itself, and the ladder only above generation 0's net (which
+    /// is an anchor of its own).
+    pub fn anchors(
+        &self,
+        rules: &Rules,
+        first_net: Option<&str>,
+        rung: Option<&str>,
+        best: &str,
+    ) -> Vec<Anchor> {
         if self.games == 0 || best == BASELINE {
             return Vec::new();
         }
         let mut v = vec![Anchor::Baseline];
         if let Some(first) = first_net.filter(|f| *f != best) {
             v.push(Anchor::FirstNet(first.to_string()));
+        }
+        if let Some(rung) = rung.filter(|r| *r != best && Some(*r) != first_net && *r != BASELINE) {
+            v.push(Anchor::Ladder(rung.to_string()));
         }
         if let (Some(level), Variant::Go) = (self.gnugo_level, rules.variant) {
             v.push(Anchor::GnuGo(level));
@@ -143,7 +168,7 @@ pub(super) fn play(
     let rules = s.rules(&cx.rules);
     let spec = match anchor {
         Anchor::Baseline => "uniform".to_string(),
-        Anchor::FirstNet(file) => format!("model:{}", run_dir.join(file).display()),
+        Anchor::FirstNet(file) | Anchor::Ladder(file) => format!("model:{}", run_dir.join(file).display()),
         Anchor::GnuGo(_) => anchor.name(),
     };
     let players = || -> Result<PlayerPair, Error> {
@@ -201,17 +226,40 @@ mod tests {
         let gen0 = "models/gen-000.safetensors";
         let first = Some(gen0);
         let later = "models/gen-004.safetensors";
-        assert_eq!(names(s.anchors(&go, first, later)), vec!["uniform", "gen-000", "gnugo:10"]);
-        assert_eq!(names(s.anchors(&go, first, gen0)), vec!["uniform", "gnugo:10"]);
-        assert_eq!(names(s.anchors(&go, None, BASELINE)), Vec::<String>::new());
+        assert_eq!(names(s.anchors(&go, first, None, later)), vec!["uniform", "gen-000", "gnugo:10"]);
+        assert_eq!(names(s.anchors(&go, first, None, gen0)), vec!["uniform", "gnugo:10"]);
+        assert_eq!(names(s.anchors(&go, None, None, BASELINE)), Vec::<String>::new());
         assert_eq!(
-            names(s.anchors(&"sligo,size=5".parse().unwrap(), first, later)),
+            names(s.anchors(&"sligo,size=5".parse().unwrap(), first, None, later)),
             vec!["uniform", "gen-000"]
         );
         let none = AnchorSettings { gnugo_level: None, ..s };
-        assert_eq!(names(none.anchors(&go, first, later)), vec!["uniform", "gen-000"]);
+        assert_eq!(names(none.anchors(&go, first, None, later)), vec!["uniform", "gen-000"]);
         let off = AnchorSettings { games: 0, ..none };
-        assert!(off.anchors(&go, first, later).is_empty());
+        assert!(off.anchors(&go, first, None, later).is_empty());
+    }
+
+    #[test]
+    fn the_ladder_plays_the_previous_anchored_net_above_generation_0() {
+        let s = AnchorSettings {
+            games: 2,
+            every: 1,
+            visits: 8,
+            gnugo_level: None,
+            opening_turns: 2,
+            komi: None,
+            seed: 1,
+            threads: 1,
+        };
+        let go = "ttakji,size=5".parse().unwrap();
+        let (gen0, gen3, gen6) =
+            ("models/gen-000.safetensors", "models/gen-003.safetensors", "models/gen-006.safetensors");
+        let ladder = s.anchors(&go, Some(gen0), Some(gen3), gen6);
+        assert_eq!(ladder.last(), Some(&Anchor::Ladder(gen3.into())));
+        assert_eq!(names(ladder), vec!["uniform", "gen-000", "ladder"]);
+        // Below it is generation 0's net, an anchor already; or the same net again.
+        assert_eq!(names(s.anchors(&go, Some(gen0), Some(gen0), gen3)), vec!["uniform", "gen-000"]);
+        assert_eq!(names(s.anchors(&go, Some(gen0), Some(gen3), gen3)), vec!["uniform", "gen-000"]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ mod matches;
 mod report;
 mod state;
 
-pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET};
+pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET, LADDER};
 pub use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
 
 use crate::config::{self, ConfigFile};
@@ -198,7 +198,8 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             return Vec::new();
         }
         let first = st.generations[0].candidate().map(str::to_string);
-        anchor_settings.anchors(&rules, first.as_deref(), &st.best_after(i + 1))
+        let rung = st.generations[..i].iter().rev().find_map(|g| g.anchors.first()).map(|m| m.net.clone());
+        anchor_settings.anchors(&rules, first.as_deref(), rung.as_deref(), &st.best_after(i + 1))
     };
     let due: Vec<String> = anchors_due(st).iter().map(Anchor::name).collect();
     if st.generations[i].finished(cfg.pipeline.komi_visits > 0, &due) {

@@ -103,7 +103,8 @@ fn anchor_names(st: &RunState) -> Vec<String> {
 }
 
 /// `elo.png`: the best net's Elo over each fixed anchor per generation when the run plays
-/// anchor matches, else the chain of accepted gates.
+/// anchor matches, with the ladder's Elo over generation 0's net (which does not saturate),
+/// else the chain of accepted gates.
 fn elo_chart(st: &RunState) -> Chart {
     let names = anchor_names(st);
     if names.is_empty() {
@@ -128,7 +129,18 @@ fn elo_chart(st: &RunState) -> Chart {
         "Elo over the anchor (95% interval)",
     )
     .with_hline(0.0);
-    for name in names {
+    let ladder = st.ladder();
+    if !ladder.is_empty() {
+        chart = chart.with_series(
+            Series::new(
+                "ladder: over generation 0's net, rung by rung",
+                ladder.iter().map(|(g, r)| (f64::from(*g), r.elo)).collect(),
+                hane_plot::Style::LineAndMarkers,
+            )
+            .with_errors(ladder.iter().map(|(_, r)| (r.low, r.high)).collect()),
+        );
+    }
+    for name in names.into_iter().filter(|n| n != super::anchors::LADDER) {
         let rated: Vec<(f64, Rating)> = st
             .generations
             .iter()
@@ -196,6 +208,9 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
             }
             s.push(';');
         }
+        if let Some((_, r)) = st.ladder().into_iter().find(|c| c.0 == g.index) {
+            s.push_str(&format!(" ladder Elo {};", elo_text(&r)));
+        }
     } else if let Some((_, r)) = st.elo_chain().into_iter().find(|c| c.0 == g.index) {
         // The chain of gates means something only where gates are played.
         if g.gate.as_ref().is_some_and(|gate| gate.results.games() > 0) {
@@ -228,6 +243,12 @@ pub fn final_lines(st: &RunState, dir: &Path) -> String {
                 m.results.draws,
                 m.results.losses,
                 m.elo.as_ref().map_or("unbounded".to_string(), elo_text)
+            ));
+        }
+        if let Some((_, r)) = st.ladder().last() {
+            s.push_str(&format!(
+                "best net over generation 0's net along the ladder of anchored nets: Elo {} (95% interval)\n",
+                elo_text(r)
             ));
         }
     } else if let Some((_, r)) = st.elo_chain().last() {

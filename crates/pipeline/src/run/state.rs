@@ -189,6 +189,31 @@ impl RunState {
         let Ok(ratings) = elo::fit(pairings.len() + 1, &pairings) else { return Vec::new() };
         best_of_gen.into_iter().map(|(g, p)| (g, ratings[p])).collect()
     }
+
+    /// The Elo over generation 0's net of each anchored generation's best net, along the
+    /// ladder: the first rung is rated by its match against generation 0's net, each later
+    /// one by its match against the rung below ([`super::anchors::LADDER`]), and the chain is
+    /// fitted like [`RunState::elo_chain`] (one virtual draw in every match), so the interval
+    /// widens with each rung. A generation whose best net is the rung below keeps its rating.
+    pub fn ladder(&self) -> Vec<(u32, Rating)> {
+        let mut pairings = Vec::new();
+        let mut rung_of_gen = Vec::new();
+        for g in self.generations.iter().filter(|g| !g.anchors.is_empty()) {
+            let step = |name: &str| g.anchors.iter().find(|m| m.anchor == name);
+            let below = if pairings.is_empty() { super::anchors::FIRST_NET } else { super::anchors::LADDER };
+            if let Some(m) = step(below) {
+                let n = pairings.len();
+                let result = Wdl { draws: m.results.draws + 1, ..m.results };
+                pairings.push(Pairing { a: n + 1, b: n, result });
+            } else if pairings.is_empty() {
+                // Generation 0's net itself, or a run without it as an anchor: no rung yet.
+                continue;
+            }
+            rung_of_gen.push((g.index, pairings.len()));
+        }
+        let Ok(ratings) = elo::fit(pairings.len() + 1, &pairings) else { return Vec::new() };
+        rung_of_gen.into_iter().map(|(g, p)| (g, ratings[p])).collect()
+    }
 }
 
 #[cfg(test)]
@@ -231,6 +256,52 @@ mod tests {
         assert_eq!(chain[1].1, chain[0].1, "a rejection keeps the best");
         assert!((chain[2].1.elo - e0 - d(6.5 / 11.0)).abs() < 1e-6, "{chain:?}");
         assert!(chain[2].1.low < chain[2].1.elo && chain[2].1.stderr > chain[0].1.stderr);
+    }
+
+    fn anchored(mut g: Generation, matches: &[(&str, u32, u32)]) -> Generation {
+        let net = format!("models/gen-{:03}.safetensors", g.index);
+        g.anchors = matches
+            .iter()
+            .map(|&(anchor, wins, losses)| AnchorMatch {
+                anchor: anchor.into(),
+                net: net.clone(),
+                komi: 0.0,
+                results: Wdl { wins, draws: 0, losses },
+                elo: None,
+            })
+            .collect();
+        g
+    }
+
+    #[test]
+    fn the_ladder_keeps_rising_after_the_fixed_anchors_saturate() {
+        use super::super::anchors::{FIRST_NET, LADDER};
+        // Every net sweeps generation 0's net; each also beats the rung below 7-3.
+        let s = RunState {
+            rules: "r".into(),
+            generations: vec![
+                anchored(generation(0, true, 0, 0), &[(BASELINE, 10, 0)]),
+                generation(1, true, 0, 0),
+                anchored(generation(2, true, 0, 0), &[(BASELINE, 10, 0), (FIRST_NET, 10, 0)]),
+                anchored(generation(3, true, 0, 0), &[(BASELINE, 10, 0), (FIRST_NET, 10, 0), (LADDER, 7, 3)]),
+                anchored(generation(4, true, 0, 0), &[(BASELINE, 10, 0), (FIRST_NET, 10, 0), (LADDER, 7, 3)]),
+            ],
+        };
+        let ladder = s.ladder();
+        assert_eq!(
+            ladder.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![2, 3, 4],
+            "generation 0's net is no rung"
+        );
+        let d = |p: f64| -400.0 * (1.0 / p - 1.0).log10();
+        assert!((ladder[0].1.elo - d(10.5 / 11.0)).abs() < 1e-6, "{ladder:?}");
+        assert!((ladder[2].1.elo - d(10.5 / 11.0) - 2.0 * d(7.5 / 11.0)).abs() < 1e-6, "{ladder:?}");
+        assert!(ladder[1].1.elo > ladder[0].1.elo && ladder[2].1.elo > ladder[1].1.elo);
+        assert!(ladder[2].1.stderr > ladder[1].1.stderr);
+        // A generation whose net is the rung below plays no ladder match and keeps its rating.
+        let mut same = s.clone();
+        same.generations[4].anchors.pop();
+        assert_eq!(same.ladder()[2].1, same.ladder()[1].1);
     }
 
     #[test]

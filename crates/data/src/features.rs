@@ -90,7 +90,7 @@ pub fn encode(g: &GameState) -> (Vec<u8>, Vec<f32>) {
 /// Under area scoring, where a finished board's score difference moves in steps of 2 (every
 /// point is Black's or White's), whether a komi can end in a draw or is half a step from
 /// one matters as much as its size: KataGo's komi/board-parity input (global 18 of its
-/// `fillRowV7`, `pipelines.md`) for the same reason. A triangle wave of period 2 points in
+/// `fillRowV7`, `docs/references.md`) for the same reason. A triangle wave of period 2 points in
 /// `komi - area`: 0 when the komi equals the area modulo 2 (a filled board can be drawn),
 /// 1 when it is one point off (no draw; the komi splits a step), linear in between. Zero
 /// under other scoring.

@@ -1,6 +1,6 @@
 //! The komi values a rule set allows, and the one rounding rule onto them. `ttakji` and every
 //! other area-scored rule set play integers (a tie is a real result), territory scoring
-//! halves (3.5, 4.5, ...: no ties, as on BrainKing), Loose even integers (`RULES.md` §3). A
+//! halves (3.5, 4.5, ...: no ties, as on BrainKing), Loose even integers (`docs/rules.md` §3). A
 //! domain is an arithmetic progression in half-points, which lets the komi estimators bisect
 //! over it by index; self-play's komi draws, the estimates and the solver's fair komi all stay
 //! on it.

@@ -1,4 +1,4 @@
-//! hane's rules engine: exact, fast implementations of the rule sets in `RULES.md` —
+//! hane's rules engine: exact, fast implementations of the rule sets in `docs/rules.md` —
 //! `ttakji` (Go, area scoring, positional superko), `brainking` (Go, territory scoring, simple
 //! ko, dead stones, handicap), `loose` (captures flip stones; false liberties) and `sligo`
 //! (a slide, then a placement; no weak pairs) — plus the `chinese`, `japanese` and

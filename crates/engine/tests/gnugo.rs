@@ -436,7 +436,7 @@ fn brainking_selfplay(gnugo: &Path, games: usize, seed: u64) -> DeadStats {
         let marked: Vec<Point> = theirs.iter().copied().collect();
         let counted = score::score_with_dead(&g, &marked).margin_black();
         s.counts_agree += usize::from(counted == their_margin);
-        // hane has no notion of seki when counting territory (RULES.md: seki points count for
+        // hane has no notion of seki when counting territory (docs/rules.md §2: seki points count for
         // nobody), so only seki-free games must count exactly like GNU Go.
         assert!(
             counted == their_margin || !seki.is_empty(),

@@ -1,6 +1,8 @@
-//! The worked examples of `RULES.md` and `reference/rules-research.md` (§1.3, §1.6, §2.4, §2.7,
-//! §3, §4), each reproduced through the public API, plus Benson's pass-alive analysis checked
-//! against KataGo's area test positions.
+//! The worked examples of the rules (`docs/rules.md`) and of the source texts, each reproduced
+//! through the public API, plus Benson's pass-alive analysis checked against KataGo's area test
+//! positions. "rules §N" is a section of `docs/rules.md`; the other labels (§1.3 A, §2.4 D, ...)
+//! are the project's research notes' names for the source texts' cases (§1 Loose, §2 Sligo, §3
+//! Ttakji, §4 BrainKing), and each test's comment describes its case in full.
 //!
 //! Positions are reached by real play wherever the rules allow it (the side that has nothing to
 //! add passes), so captures, prisoners and histories are the engine's own. Coordinates are GTP:
@@ -157,7 +159,7 @@ fn loose_own_eye_fill_illegal_enemy_fill_flips() {
     assert_rows(&g, &["OOO..", "OOO..", "OOO..", ".....", "....."]);
 }
 
-/// RULES §3: on a tie the player who made the last placement loses; with no placement at all,
+/// rules §3: on a tie the player who made the last placement loses; with no placement at all,
 /// White loses. Scores are stones plus komi; komi must be an even integer.
 #[test]
 fn loose_tie_rule_and_stone_scoring() {
@@ -342,7 +344,7 @@ fn sligo_place_on_vacated_point_equals_no_slide() {
     assert!(!listed.contains(&Action::Place(b4)));
 }
 
-/// §2.4 / RULES §4: F>T+Q and F>Q+T (T and Q both next to F) are one turn, listed once.
+/// §2.4 / rules §4: F>T+Q and F>Q+T (T and Q both next to F) are one turn, listed once.
 #[test]
 fn sligo_swapped_slide_and_placement_listed_once() {
     let mut g = GameState::new(rules("sligo,size=5"));
@@ -418,7 +420,7 @@ fn all_turns(g: &GameState) -> Vec<(Vec<Action>, u64)> {
     out
 }
 
-/// RULES §4: over random positions, every listed Sligo turn (other than pass) leads to a
+/// rules §4: over random positions, every listed Sligo turn (other than pass) leads to a
 /// different position, and every slide+placement pair that plays legally in any spelling
 /// leads to a listed position.
 #[test]
@@ -496,7 +498,7 @@ fn sligo_empty_board_scores_zero_territory() {
 // Ttakji (area scoring, pass-alive dead stones, positional superko)
 // ---------------------------------------------------------------------------------------------
 
-/// RULES §1: "Negras 45, Blancas 36 + 7 = 43: ganan las Negras por 2", on a finished 9x9 game.
+/// rules §1: "Negras 45, Blancas 36 + 7 = 43: ganan las Negras por 2", on a finished 9x9 game.
 #[test]
 fn ttakji_black_45_white_36_plus_7() {
     let mut g = GameState::new(rules("ttakji"));
@@ -512,7 +514,7 @@ fn ttakji_black_45_white_36_plus_7() {
     assert_eq!(s.margin_black(), 2.0);
 }
 
-/// RULES §1: a stone inside the opponent's pass-alive territory is clearly dead and removed
+/// rules §1: a stone inside the opponent's pass-alive territory is clearly dead and removed
 /// before counting; a stone in a territory that is not pass-alive is doubtful and counts as
 /// alive.
 #[test]
@@ -611,7 +613,7 @@ fn simple_ko_immediate_recapture() {
 // BrainKing (territory scoring)
 // ---------------------------------------------------------------------------------------------
 
-/// RULES §2 / research §4: the BrainKing 13x13 example. Black 29 territory - 3 captured -
+/// rules §2 / research §4: the BrainKing 13x13 example. Black 29 territory - 3 captured -
 /// 1 dead = 25; White 33 - 2 - 7 = 24; komi 4.5 (BrainKing subtracts it from Black, the engine
 /// adds it to White: 25 vs 28.5, the same 3.5 margin); White wins. The position is reached by
 /// play (both captures happen on the board) and counted with an explicit dead list.

@@ -1,4 +1,4 @@
-//! Fair komi from an evaluator, KataGo's way (`pipelines.md` §2.1).
+//! Fair komi from an evaluator, KataGo's way (`docs/references.md`).
 //!
 //! An [`Evaluator`] reports, for the empty board at a given komi, Black's expected score lead
 //! (komi included) and Black's win probability (a draw counts half): a deep search with a
@@ -292,7 +292,7 @@ pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<Ko
 /// The estimate alone evaluates only the bracket and the bisection's points, which leave
 /// gaps exactly where the win rate falls; a curve at every member shows how sharp the fall
 /// is and whether it is monotone, which a single crossing cannot (KataGo's books likewise
-/// report the win rate at the neighbouring integer komi, `pipelines.md` §2).
+/// report the win rate at the neighbouring integer komi, `docs/references.md`).
 pub fn curve(
     search: &KomiSearch,
     estimate: &KomiEstimate,

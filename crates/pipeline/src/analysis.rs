@@ -1,5 +1,5 @@
-//! `hane analysis`: KataGo's JSON analysis protocol (KataGo's docs/Analysis_Engine.md) on
-//! stdin and stdout, for KaTrain and analysis scripts.
+//! `hane analysis`: KataGo's JSON analysis protocol (`Analysis_Engine.md` in KataGo's
+//! repository) on stdin and stdout, for KaTrain and analysis scripts.
 //!
 //! Each input line is one JSON query; each analysed turn gets one response line when its
 //! search ends (and, with `reportDuringSearchEvery`, partial ones with `isDuringSearch`

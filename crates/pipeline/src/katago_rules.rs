@@ -1,4 +1,4 @@
-//! KataGo's rule names and rules objects (its docs/GTP_Extensions.md, `kata-get-rules`)
+//! KataGo's rule names and rules objects (`GTP_Extensions.md` in its repository, `kata-get-rules`)
 //! mapped onto hane's rule sets and back: for `kata-get-rules` and `kata-set-rules` over GTP
 //! and for the `rules` of the JSON analysis engine's queries.
 
@@ -22,7 +22,7 @@ pub fn from_name(name: &str) -> String {
 
 /// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
 /// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules: area
-/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (RULES.md: its
+/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (docs/rules.md §2: its
 /// empty points count for nobody), simple or positional ko, no button, no handicap bonus.
 pub fn from_object(o: &Map<String, Value>) -> Result<String, String> {
     let text =
@@ -62,7 +62,7 @@ pub fn to_json(rules: &Rules) -> Result<String, String> {
         _ => "SIMPLE",
     };
     let (scoring, tax) = match rules.scoring {
-        // RULES.md: under territory scoring the empty points of a seki count for nobody.
+        // docs/rules.md §2: under territory scoring the empty points of a seki count for nobody.
         Scoring::Territory => ("TERRITORY", "SEKI"),
         Scoring::Stones => ("AREA", "ALL"),
         Scoring::Area => ("AREA", "NONE"),

@@ -2,7 +2,7 @@
 //! so that the net sees how the result depends on komi. Draws respect each rule set's komi
 //! domain.
 //!
-//! KataGo (`pipelines.md` §2.2) centres self-play komi on the net's fair komi with a small
+//! KataGo (`docs/references.md`) centres self-play komi on the net's fair komi with a small
 //! spread (`komiStdev = 1.0` scaled by √area/19) and takes 6% of its games from a wider
 //! normal. A small board shows why the wide share matters more there: a net that only ever
 //! saw komi near one value learns nothing about the rest of the win-rate curve and places its

@@ -71,7 +71,7 @@ pub fn final_ownership(g: &GameState) -> Vec<Option<Color>> {
 /// The value target is the result, mixed with weight `search_mix` with the search's own
 /// win/draw/loss at the position: the result of one game also carries every later
 /// exploratory move of both sides, while the search judges the position as the players
-/// would play it (in the spirit of KataGo's targets from later searches, `pipelines.md`).
+/// would play it (in the spirit of KataGo's targets from later searches, `docs/references.md`).
 pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f32) -> Vec<Row> {
     let own = final_ownership(g);
     pending

@@ -285,7 +285,7 @@ fn replay(rules: &Rules, moves: &[Action]) -> Result<(GameState, Vec<GameState>)
 }
 
 /// The value of a finished game (komi 0): `4 * margin + tie`. Only Loose breaks ties: against
-/// the last placer, and against White if nobody placed (`RULES.md` §3).
+/// the last placer, and against White if nobody placed (`docs/rules.md` §3).
 fn final_value(g: &GameState) -> i32 {
     let s = g.score();
     let margin = (s.black - s.white).round() as i32;

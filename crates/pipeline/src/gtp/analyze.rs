@@ -1,8 +1,8 @@
 //! Live analysis over GTP, in the two formats GUIs parse: Leela Zero's (`lz-analyze`, also
 //! answered to `analyze`; Lizzie, Sabaki) and KataGo's (`kata-analyze`; KaTrain, Lizzie with
 //! KataGo, Sabaki), each also as a move generator (`lz-genmove_analyze`, `genmove_analyze`,
-//! `kata-genmove_analyze`). KataGo's docs/GTP_Extensions.md is the reference for the syntax
-//! and the fields.
+//! `kata-genmove_analyze`). KataGo's document of its GTP extensions (`GTP_Extensions.md` in
+//! KataGo's repository) is the reference for the syntax and the fields.
 //!
 //! `lz-analyze [COLOR] [INTERVAL] [KEY VALUE]...` answers `=` at once, then searches the
 //! position (for COLOR to move, when given: an implied pass of the other) and prints one line

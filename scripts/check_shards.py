@@ -4,7 +4,7 @@
 Usage: check_shards.py RUN_DIR [RUN_DIR ...]
 
 For every shards/*.npz, one game's or a pack's (stored or deflated): numpy loads it, the
-arrays have the documented dtypes and shapes (README, "Training data"), the metadata's CRC-32
+arrays have the documented dtypes and shapes (docs/data-format.md), the metadata's CRC-32
 over the arrays matches, policies sum to 1 and value targets are distributions (one-hot
 unless [selfplay] value_search_mix mixes in the search's own win/draw/loss). For every
 sgf/*.sgf, one game or a pack's collection: sgfmill parses every game in it and replays its

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the README's "Scaling out" Slurm set-up for real on this one machine and checks it:
+# Runs the Slurm set-up of docs/scaling.md for real on this one machine and checks it:
 #   1. a single-node Slurm (munged, slurmctld, slurmd) with its config, state and logs in a
 #      temporary folder under /tmp, stopped again at exit whatever happens;
-#   2. the self-play job array in the README's requeue-safe form, small: $TASKS tasks, each
+#   2. the self-play job array in docs/scaling.md's requeue-safe form, small: $TASKS tasks, each
 #      playing $BATCHES batches of $GAMES fast 5x5 games (a copy of configs/ttakji-5x5.toml
 #      with tiny searches);
 #   3. the trainer as a Slurm job that starts when every array task has succeeded;
@@ -116,7 +116,7 @@ CPUS=$(nproc)
 MEM_MB=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 export SLURM_CONF="$STATE/slurm.conf"
 cat >"$SLURM_CONF" <<EOF
-# One node, no cgroups, no accounting database: just enough Slurm to run the README's jobs.
+# One node, no cgroups, no accounting database: just enough Slurm to run docs/scaling.md's jobs.
 ClusterName=hanecheck
 # Both at the loopback address: nothing here needs the host name to resolve.
 SlurmctldHost=$HOST(127.0.0.1)
@@ -215,7 +215,7 @@ EOF
 
 SHARED="$STATE/shared"
 export HANE CFG SHARED BATCHES GAMES
-# The README's array, with variables for its paths and a fixed number of batches instead of
+# docs/scaling.md's array, with variables for its paths and a fixed number of batches instead of
 # `for ((b = 0; ; b++))`. Folder and seed follow from the task and batch numbers alone, so a
 # requeued task reruns the same commands: hane skips the games whose SGF exists and plays
 # the rest. --model only once the trainer has written a checkpoint (before that hane

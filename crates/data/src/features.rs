@@ -1,6 +1,6 @@
 //! The network's input encoding: feature planes and global features of a position, from the
 //! view of the player to move. Versioned: [`ENCODER_VERSION`] is stored in every shard and
-//! checkpoint, and the README's table documents each channel.
+//! checkpoint, and the tables of docs/data-format.md document each channel.
 
 use hane_engine::board::{Board, PointSet, EMPTY};
 use hane_engine::rules::{KoRule, Scoring, Variant};

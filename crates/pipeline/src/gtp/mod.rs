@@ -322,7 +322,7 @@ impl Engine {
     /// The dead stones as a player judges them at the end of a game: under Go rules by random
     /// playouts ([`dead_by_playouts`]), with or without a net; Loose and Sligo by their own
     /// rules. A net's ownership head is not asked: trained on games played out to the end, it
-    /// misjudged positions that still hold dead stones (measured in the README).
+    /// misjudged positions that still hold dead stones (measured in docs/analysis.md).
     fn judged_dead(&self) -> PointSet {
         let b = self.game.board();
         match self.rules.variant {

@@ -30,6 +30,7 @@
 //! playouts (Benson's pass-alive chains always live), with or without a net; Loose and Sligo
 //! count by their own rules.
 
+use crate::net_rules::AsTrained;
 use crate::Error;
 use hane_engine::board::PointSet;
 use hane_engine::range::Invalid;
@@ -120,22 +121,34 @@ impl Brain {
                 let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
                     .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?
                     .with_random_symmetries();
-                (Box::new(ev), Some(rules))
+                (Box::new(AsTrained { inner: ev, trained: rules }), Some(rules))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
         Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
     }
 
-    /// An error message unless this brain can play games under `rules` (always, without a
-    /// net; with a net, the same game as the net's, komi and turn cap aside).
-    pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
-        match self.net {
-            Some(net) if !hane_nn::same_game(&net, rules) => Err(Invalid(format!(
-                "the loaded net plays only {net} (komi and the turn cap may change), not {rules}"
-            ))),
-            _ => Ok(()),
+    /// The rules the checkpoint at `model` was trained on (an input error naming the file
+    /// when it does not read).
+    pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
+        let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", model.display()));
+        hane_nn::Checkpoint::read(model).map_err(|e| bad(&e))?.meta.parsed_rules().map_err(|e| bad(&e))
+    }
+
+    /// An error message unless this brain can play games under `rules`: always without a
+    /// net; with a net, its own game (komi and turn cap aside) or, for a Go net, any Go rules
+    /// of its board size, with a note saying which rules the net was trained on
+    /// ([`crate::net_rules`]).
+    pub fn check_rules(&self, rules: &Rules) -> Result<Option<String>, Invalid> {
+        match &self.net {
+            Some(net) => crate::net_rules::check(net, rules),
+            None => Ok(None),
         }
+    }
+
+    /// Whether the brain evaluates with a net (which predicts ownership).
+    pub fn has_net(&self) -> bool {
+        self.net.is_some()
     }
 
     /// The evaluator of its searches.
@@ -288,9 +301,18 @@ impl Engine {
 
     /// Switches to `rules` (valid ones; a new game) unless the brain's net cannot play them.
     fn set_rules(&mut self, rules: Rules) -> Result<(), String> {
-        self.brain.check_rules(&rules)?;
+        self.note_rules(&rules)?;
         self.rules = rules;
         self.reset();
+        Ok(())
+    }
+
+    /// Checks that the brain can play `rules`, telling stderr (a GUI's log) when its net was
+    /// trained on other Go rules.
+    fn note_rules(&self, rules: &Rules) -> Result<(), String> {
+        if let Some(note) = self.brain.check_rules(rules)? {
+            eprintln!("hane: {note}");
+        }
         Ok(())
     }
 
@@ -539,7 +561,7 @@ impl Engine {
                 };
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot load file: {e}"))?;
                 let sgf = SgfGame::parse(&text).map_err(|e| e.to_string())?;
-                self.brain.check_rules(&sgf.rules)?;
+                self.note_rules(&sgf.rules)?;
                 let mut game =
                     GameState::with_handicap(sgf.rules, &sgf.handicap).map_err(|e| e.to_string())?;
                 let mut history = Vec::new();
@@ -575,6 +597,9 @@ impl Engine {
                     }
                 } else {
                     let [one] = exactly(args)?;
+                    if let Some(how) = crate::katago_rules::nearest(one) {
+                        eprintln!("hane: rules {one:?}: {how}");
+                    }
                     crate::katago_rules::from_name(one)
                 };
                 let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;

@@ -908,4 +908,168 @@ mod tests {
         let q = query(r#"{"initialStones":[["W","C3"]],"moves":[]}"#);
         assert_eq!(positions(&q, rules).unwrap_err().1, "initialStones");
     }
+    /// The responses of a rollout engine (16 visits by default) to `queries`, one per line.
+    fn answers(queries: &[Value]) -> Vec<Value> {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let mut an = Analyzer::new(Brain::new(None, rules, 16, 1).unwrap(), Perspective::Black);
+        let text: String = queries.iter().map(|q| format!("{q}\n")).collect();
+        let mut out = Vec::new();
+        serve(&mut an, io::Cursor::new(text.into_bytes()), &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    /// A 5x5 query of `id` with `extra` fields.
+    fn q5(id: &str, extra: Value) -> Value {
+        let mut q = json!({"id": id, "moves": [["B", "C3"]], "rules": "japanese", "komi": 6.5,
+                           "boardXSize": 5, "boardYSize": 5, "maxVisits": 24});
+        q.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        q
+    }
+
+    fn of<'a>(rs: &'a [Value], id: &str) -> Vec<&'a Value> {
+        rs.iter().filter(|r| r["id"] == id).collect()
+    }
+
+    #[test]
+    fn malformed_queries_are_answered_with_their_id() {
+        let rs = answers(&[
+            q5("empty", json!({"analyzeTurns": []})),
+            json!({"id": 5, "moves": []}),
+            json!({"id": {"n": 1}, "moves": []}),
+            q5("illegal", json!({"moves": [["B", "C3"], ["W", "C3"]]})),
+        ]);
+        let raw = "{\"id\": \"huge\", \"komi\": 1e400, \"moves\": []}\n";
+        let mut an = Analyzer::new(
+            Brain::new(None, Rules::preset("ttakji").unwrap(), 16, 1).unwrap(),
+            Perspective::Black,
+        );
+        let mut out = Vec::new();
+        serve(&mut an, io::Cursor::new(raw.as_bytes().to_vec()), &mut out).unwrap();
+        let huge: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!((huge["id"].as_str(), huge["error"].is_string()), (Some("huge"), true), "{huge}");
+        assert_eq!(of(&rs, "empty")[0]["field"], "analyzeTurns");
+        assert!(rs.iter().any(|r| r["id"] == 5 && r["field"] == "id"), "{rs:?}");
+        assert!(rs.iter().any(|r| r["id"] == json!({"n": 1}) && r["error"].is_string()), "{rs:?}");
+        let illegal = &of(&rs, "illegal")[0]["error"];
+        assert!(illegal.as_str().unwrap().contains("Illegal move"), "{illegal}");
+        assert_eq!(salvage_id(r#"{"komi": 1e400, "id" : 7}"#), Some(json!(7)));
+        assert_eq!(salvage_id(r#"{"komi": 1e400}"#), None);
+    }
+
+    #[test]
+    fn a_finished_game_is_scored_not_searched() {
+        // Black's lone stone wins the whole board under Japanese rules: 24 points - 6.5 komi.
+        let end = json!({"moves": [["B", "C3"], ["W", "pass"], ["B", "pass"]]});
+        let mut white = end.clone();
+        white["overrideSettings"] = json!({"reportAnalysisWinratesAs": "WHITE"});
+        let rs = answers(&[q5("black", end), q5("white", white)]);
+        let b = of(&rs, "black")[0];
+        assert_eq!(b["moveInfos"], json!([]));
+        assert_eq!(
+            (b["rootInfo"]["scoreLead"].as_f64(), b["rootInfo"]["winrate"].as_f64()),
+            (Some(17.5), Some(1.0))
+        );
+        let w = of(&rs, "white")[0];
+        assert_eq!(
+            (w["rootInfo"]["scoreLead"].as_f64(), w["rootInfo"]["winrate"].as_f64()),
+            (Some(-17.5), Some(0.0))
+        );
+    }
+
+    #[test]
+    fn avoid_and_allow_moves_bound_the_root() {
+        let avoid = json!([{"player": "W", "moves": ["B2", "B3", "B4", "C2", "C4", "D2", "D3", "D4"], "untilDepth": 1}]);
+        let allow = json!([{"player": "W", "moves": ["A1", "E5"], "untilDepth": 1}]);
+        let other = json!([{"player": "B", "moves": ["A1"], "untilDepth": 1}]);
+        let rs = answers(&[
+            q5("avoid", json!({"avoidMoves": avoid, "maxVisits": 60})),
+            q5("allow", json!({"allowMoves": allow})),
+            q5("other", json!({"allowMoves": other})),
+        ]);
+        let moves = |id| -> Vec<String> {
+            of(&rs, id)[0]["moveInfos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["move"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let avoided = moves("avoid");
+        assert!(
+            !avoided.is_empty()
+                && avoided.iter().all(|m| !avoid[0]["moves"].as_array().unwrap().contains(&json!(m))),
+            "{avoided:?}"
+        );
+        let allowed = moves("allow");
+        assert!(!allowed.is_empty() && allowed.iter().all(|m| m == "A1" || m == "E5"), "{allowed:?}");
+        assert!(moves("other").len() > 2, "a rule for the other player leaves White's root alone");
+    }
+
+    #[test]
+    fn budgets_time_and_settings_are_honoured_or_warned_about() {
+        let t = Instant::now();
+        let rs = answers(&[
+            q5(
+                "ponder",
+                json!({"maxVisits": 10_000_000_000u64, "maxTime": 0.3, "includeMovesOwnership": true,
+                                "overrideSettings": {"wideRootNoise": 0.04, "antiMirror": true}}),
+            ),
+            q5("partial", json!({"maxVisits": 400, "reportDuringSearchEvery": 0.001, "includePolicy": true})),
+            q5("stones", json!({"rules": "stone_scoring", "priority": 5})),
+        ]);
+        assert!(t.elapsed() < Duration::from_secs(20));
+        let ponder = of(&rs, "ponder");
+        let warned: Vec<&str> = ponder.iter().filter_map(|r| r["warning"].as_str()).collect();
+        assert_eq!(
+            warned.len(),
+            4,
+            "maxVisits, wideRootNoise, antiMirror, includeMovesOwnership: {ponder:?}"
+        );
+        let last = ponder.last().unwrap();
+        assert!(
+            last["rootInfo"]["visits"].as_u64().unwrap() < u64::from(MAX_QUERY_VISITS),
+            "maxTime: {last}"
+        );
+        let partial = of(&rs, "partial");
+        assert!(partial.iter().any(|r| r["isDuringSearch"] == true), "{partial:?}");
+        assert!(partial
+            .iter()
+            .filter(|r| r.get("rootInfo").is_some())
+            .all(|r| r["policy"].as_array().is_some_and(|p| p.len() == 26)));
+        let stones = of(&rs, "stones");
+        assert!(
+            stones.iter().all(|r| r.get("error").is_none())
+                && stones.last().unwrap()["moveInfos"].as_array().is_some(),
+            "{stones:?}"
+        );
+    }
+
+    #[test]
+    fn higher_priorities_go_first_and_ties_keep_their_order() {
+        let g = GameState::new("ttakji,size=5".parse().unwrap());
+        let settings = Settings {
+            visits: 1,
+            max_time: None,
+            perspective: Perspective::Black,
+            ownership: false,
+            ownership_stdev: false,
+            moves_ownership: false,
+            policy: false,
+            pv_visits: false,
+            report_every: None,
+            move_rules: Vec::new(),
+        };
+        let job = |id: &str, priority| Job {
+            id: id.into(),
+            turn: 0,
+            priority,
+            root: g.clone(),
+            settings: settings.clone(),
+        };
+        let mut queue = VecDeque::new();
+        enqueue(&mut queue, vec![job("a", 0), job("b", 0)]);
+        enqueue(&mut queue, vec![job("c", 5), job("d", -1), job("e", 0)]);
+        let order: Vec<&str> = queue.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(order, ["c", "a", "b", "e", "d"]);
+    }
 }

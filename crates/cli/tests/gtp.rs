@@ -648,3 +648,29 @@ fn final_score_judges_dead_stones_as_a_player_would() {
     assert!(!r[n - 3].contains("A3") && r[n - 3].contains("B3") && r[n - 3].contains("D3"), "{r:?}");
     assert_eq!(r[n - 2], "= black 5 white 11 winner w", "the rules' own count keeps A3: {r:?}");
 }
+
+#[test]
+fn a_go_net_plays_every_go_rule_set_and_says_what_it_was_trained_on() {
+    let (dir, model) = tiny_model("gtp-other-rules");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(["gtp", "--rules", "ttakji,size=5", "--model", model.to_str().unwrap(), "--visits", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "kata-set-rules japanese\ngenmove b\nkata-set-rules tromp-taylor\ngenmove w\n\
+                  hane-rules loose,size=5\nquit\n";
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let r: Vec<&str> = stdout.split("\n\n").filter(|s| !s.is_empty()).collect();
+    assert_eq!(r.len(), 6, "{stdout}");
+    assert!(r[0] == "=" && r[1].starts_with("= ") && r[2] == "=" && r[3].starts_with("= "), "{stdout}");
+    assert!(
+        r[4].starts_with("? the loaded net plays only ttakji,size=5"),
+        "a Go net plays no Loose: {stdout}"
+    );
+    assert_eq!(stderr.matches("the net was trained on ttakji,size=5").count(), 2, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

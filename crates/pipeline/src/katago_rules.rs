@@ -42,9 +42,10 @@ pub fn nearest(name: &str) -> Option<&'static str> {
 }
 
 /// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
-/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules: area
-/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (RULES.md: its
-/// empty points count for nobody), simple or positional ko, no button, no handicap bonus.
+/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules or
+/// near ones: area scoring (stone scoring, `tax` ALL, is played as area scoring) or territory
+/// scoring with seki taxed (RULES.md: its empty points count for nobody), simple or
+/// positional ko, no button, no handicap bonus.
 pub fn from_object(o: &Map<String, Value>) -> Result<String, String> {
     let text =
         |key: &str, default: &str| o.get(key).and_then(Value::as_str).unwrap_or(default).to_ascii_uppercase();

@@ -559,12 +559,15 @@ impl Analyzer {
     }
 
     /// The net's raw policy at `root` in KataGo's layout: the points row-major from the
-    /// top-left, then pass; -1 for illegal moves.
+    /// top-left, then pass; -1 for illegal moves (all of them in a finished game).
     fn policy(&mut self, root: &GameState) -> Vec<f64> {
         let mut legal = Vec::new();
         root.legal_actions(&mut legal);
         let area = root.geo().area();
         let mut out = vec![-1.0; area + 1];
+        if legal.is_empty() {
+            return out;
+        }
         let e = self.brain.evaluator().evaluate(&[EvalRequest { state: root.clone(), legal: legal.clone() }]);
         for (a, p) in legal.iter().zip(&e[0].policy) {
             match a {
@@ -959,12 +962,13 @@ mod tests {
     #[test]
     fn a_finished_game_is_scored_not_searched() {
         // Black's lone stone wins the whole board under Japanese rules: 24 points - 6.5 komi.
-        let end = json!({"moves": [["B", "C3"], ["W", "pass"], ["B", "pass"]]});
+        let end = json!({"moves": [["B", "C3"], ["W", "pass"], ["B", "pass"]], "includePolicy": true});
         let mut white = end.clone();
         white["overrideSettings"] = json!({"reportAnalysisWinratesAs": "WHITE"});
         let rs = answers(&[q5("black", end), q5("white", white)]);
         let b = of(&rs, "black")[0];
         assert_eq!(b["moveInfos"], json!([]));
+        assert!(b["policy"].as_array().unwrap().iter().all(|p| p == -1.0), "no legal move: {b}");
         assert_eq!(
             (b["rootInfo"]["scoreLead"].as_f64(), b["rootInfo"]["winrate"].as_f64()),
             (Some(17.5), Some(1.0))

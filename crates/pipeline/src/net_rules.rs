@@ -22,10 +22,12 @@ pub fn check(net: &Rules, asked: &Rules) -> Result<Option<String>, Invalid> {
     }
     let size = net.size;
     if net.variant != asked.variant || net.variant != Variant::Go || asked.size != size {
-        return Err(Invalid(format!(
-            "the loaded net plays only {net} (komi and the turn cap may change; a Go net also \
-             any Go rules on {size}x{size}), not {asked}"
-        )));
+        let may = if net.variant == Variant::Go {
+            format!("any Go rules on {size}x{size}, komi and turn cap included")
+        } else {
+            "komi and the turn cap may change".to_string()
+        };
+        return Err(Invalid(format!("the loaded net plays only {net} ({may}), not {asked}")));
     }
     Ok(Some(format!(
         "the net was trained on {net}: the search plays under the rules asked for (legality, ko, \

@@ -310,7 +310,7 @@ fn move_rules(v: &Value, field: &'static str, allow: bool, size: u8) -> Result<V
 }
 
 /// Fields of a query the engine reads (others get a warning).
-const KNOWN: [&str; 23] = [
+const KNOWN: [&str; 22] = [
     "id",
     "moves",
     "initialStones",
@@ -333,7 +333,6 @@ const KNOWN: [&str; 23] = [
     "avoidMoves",
     "allowMoves",
     "overrideSettings",
-    "action",
 ];
 
 /// The settings of `overrideSettings` hane has; the others get a warning.

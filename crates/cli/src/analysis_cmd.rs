@@ -122,3 +122,23 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Failure::from(anyhow::Error::new(e).context("analysis: reading queries or writing responses"))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        katago_argv(args.iter().map(OsString::from)).into_iter().map(|a| a.into_string().unwrap()).collect()
+    }
+
+    #[test]
+    fn katagos_single_dash_options_become_claps() {
+        let katrain = ["hane", "analysis", "-model", "m", "-config", "c", "-override-config", "k=v"];
+        assert_eq!(
+            argv(&katrain),
+            ["hane", "analysis", "--model", "m", "--config", "c", "--override-config", "k=v"]
+        );
+        assert_eq!(argv(&["hane", "analysis", "--model", "m"]), ["hane", "analysis", "--model", "m"]);
+        assert_eq!(argv(&["hane", "gtp", "-model"]), ["hane", "gtp", "-model"], "other subcommands as given");
+    }
+}

@@ -150,7 +150,10 @@ fn a_net_plays_its_own_rules_only() {
     };
     let (code, err) = run("ttakji,size=7");
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains(m) && err.contains("the net plays ttakji,size=5"), "{err}");
+    assert!(err.contains(m) && err.contains("the loaded net plays only ttakji,size=5"), "{err}");
+    let (code, err) = run("japanese,size=5");
+    assert_eq!(code, Some(0), "a Go net plays other Go rules of its size: {err}");
+    assert!(err.contains("the net was trained on ttakji,size=5"), "{err}");
     std::fs::write(&model, b"\x08\0\0\0\0\0\0\0{garbage}").unwrap();
     let (code, err) = run("ttakji,size=5");
     assert_eq!(code, Some(2), "{err}");

@@ -115,16 +115,20 @@ impl std::fmt::Debug for Brain {
 
 impl Brain {
     /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
-    /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
-    /// does not load or fit is an input error naming the file.
+    /// (which must be able to play `rules`: see [`Brain::check_rules`]) or, without one, with
+    /// random rollouts. A checkpoint that does not load or fit is an input error naming the
+    /// file.
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
         hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
-                let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?
+                let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", path.display()));
+                let trained = Brain::trained_rules(path)?;
+                crate::net_rules::check(&trained, &rules).map_err(|e| bad(&e))?;
+                let ev = hane_nn::NetEvaluator::load(path, &trained, "auto", 1)
+                    .map_err(|e| bad(&e))?
                     .with_random_symmetries();
-                (Box::new(AsTrained { inner: ev, trained: rules }), Some(rules))
+                (Box::new(AsTrained { inner: ev, trained }), Some(trained))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };

@@ -18,15 +18,15 @@
 //! `komi` during a game keeps its moves.
 //!
 //! The search evaluates positions with random rollouts, or with a net from `--model
-//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net is loaded for the rule set
-//! and board size of `--rules` (checked when it is loaded: a bad or foreign checkpoint is an
-//! [`Error::Input`] naming the file). A Go net then plays any Go rules of its board size
-//! (`kata-set-rules japanese` with a ttakji net: the search plays under the new rules with
-//! the net's evaluations, and stderr says which rules the net was trained on; see
-//! [`crate::net_rules`]); a `boardsize`, `hane-rules` or `loadsgf` that would change the
-//! board size or the game (Go, Loose, Sligo) gets an error response saying which rules the
-//! net plays, and the engine keeps its state. Komi (an input of the net) and the turn cap
-//! may change freely.
+//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays the rule set it was
+//! trained on and, for a Go net, any Go rules of its board size (`--rules japanese,size=5`
+//! or `kata-set-rules japanese` with a 5x5 ttakji net: the search plays under those rules
+//! with the net's evaluations, and stderr says which rules the net was trained on; see
+//! [`crate::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
+//! checkpoint is an [`Error::Input`] naming the file. A `boardsize`, `hane-rules` or
+//! `loadsgf` that would change the board size or the game (Go, Loose, Sligo) gets an error
+//! response saying which rules the net plays, and the engine keeps its state. Komi (an input
+//! of the net) and the turn cap may change freely.
 //!
 //! `final_score` and `final_status_list` judge dead stones as a player would, not by the
 //! rules' automatic method (which self-play and the referee keep): under Go rules with random

@@ -23,8 +23,8 @@ pub struct Args {
     /// Seed of the search.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// A checkpoint (.safetensors from `hane train`) for the rules of --rules, to evaluate
-    /// positions with instead of random rollouts.
+    /// A checkpoint (.safetensors from `hane train`) to evaluate positions with instead of
+    /// random rollouts: one for the rules of --rules, or for other Go rules of its size.
     #[arg(long)]
     model: Option<PathBuf>,
 }
@@ -44,7 +44,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(Failure::input(format!("--level {other:?}: allowed: easy, normal, hard")))
         }
     };
-    let mut engine = Engine::new(rules, Brain::new(a.model.as_deref(), rules, visits, a.seed)?);
+    let brain = Brain::new(a.model.as_deref(), rules, visits, a.seed)?;
+    if let Ok(Some(note)) = brain.check_rules(&rules) {
+        eprintln!("hane: {note}");
+    }
+    let mut engine = Engine::new(rules, brain);
     serve(&mut engine, std::io::BufReader::new(std::io::stdin()), std::io::stdout().lock()).map_err(|e| {
         Failure::from(anyhow::Error::new(e).context("gtp: reading commands or writing responses"))
     })

@@ -126,7 +126,7 @@ fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> 
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(analysis_cmd::katago_argv(std::env::args_os()));
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),

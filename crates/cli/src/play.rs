@@ -43,6 +43,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
     let mut brain = Brain::new(a.model.as_deref(), rules, a.visits, a.seed)?;
+    if let Ok(Some(note)) = brain.check_rules(&rules) {
+        eprintln!("hane: {note}");
+    }
     let mut out = io::stdout().lock();
     play(GameState::new(rules), human, &mut brain, io::stdin().lock(), &mut out)
         .map_err(|e| anyhow::anyhow!("hane play: {e}"))?;

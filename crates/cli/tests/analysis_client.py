@@ -105,7 +105,7 @@ def main():
     loose = {"id": "loose", "moves": [["B", "C3"], ["W", "B3"]], "rules": "loose", "boardXSize": 5,
              "boardYSize": 5, "maxVisits": 40, "includeOwnership": True, "includeOwnershipStdev": True}
     sligo = {"id": "sligo", "moves": [["B", "C3"], ["W", "B4"]], "rules": "sligo", "boardXSize": 5,
-             "boardYSize": 5, "maxVisits": 40, "priority": 3}
+             "boardYSize": 5, "maxVisits": 40, "someFutureField": 3}
     queued = {**loose, "id": "queued", "maxVisits": 100000}
     bad = [
         "this is not json\n",
@@ -116,7 +116,7 @@ def main():
         json.dumps({"id": "turns", "moves": [], "rules": "chinese", "boardXSize": 9, "boardYSize": 9,
                     "analyzeTurns": [1]}) + "\n",
         json.dumps({"id": "size", "moves": [], "rules": "chinese", "boardXSize": 9, "boardYSize": 7}) + "\n",
-        json.dumps({"id": "aga", "moves": [], "rules": "aga", "boardXSize": 9, "boardYSize": 9}) + "\n",
+        json.dumps({"id": "ing", "moves": [], "rules": "ing", "boardXSize": 9, "boardYSize": 9}) + "\n",
     ]
     rollouts = run([hane, "analysis", "--visits", "16"], [
         json.dumps(loose) + "\n",
@@ -130,7 +130,7 @@ def main():
         by_id.setdefault(r.get("id"), []).append(r)
     check_analysis(by_id["loose"][0], 5, loose)
     check(len(by_id["loose"][0]["ownershipStdev"]) == 25, f"ownershipStdev: {by_id['loose']}")
-    check(by_id["sligo"][0].get("warning") and by_id["sligo"][0]["field"] == "priority",
+    check(by_id["sligo"][0].get("warning") and by_id["sligo"][0]["field"] == "someFutureField",
           f"an ignored field is a warning: {by_id['sligo']}")
     check_analysis(by_id["sligo"][1], 5, sligo)
     check(any(">" in m["move"] or m["move"] == "noslide" for m in by_id["sligo"][1]["moveInfos"]),
@@ -142,7 +142,7 @@ def main():
     check(by_id["t"][0].get("action") == "terminate", f"terminate is echoed: {by_id['t']}")
     nameless = by_id[None]
     check(len(nameless) == 3 and all("error" in r for r in nameless), f"errors without an id: {nameless}")
-    for qid, field in [("illegal", "moves"), ("turns", "analyzeTurns"), ("size", "boardYSize"), ("aga", "rules")]:
+    for qid, field in [("illegal", "moves"), ("turns", "analyzeTurns"), ("size", "boardYSize"), ("ing", "rules")]:
         r = by_id[qid]
         check(len(r) == 1 and "error" in r[0] and r[0]["field"] == field, f"{qid}: {r}")
     print(f"analysis client: {len(net) + len(rollouts)} responses checked")

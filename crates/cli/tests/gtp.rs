@@ -150,7 +150,10 @@ fn a_net_plays_its_own_rules_only() {
     };
     let (code, err) = run("ttakji,size=7");
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains(m) && err.contains("the net plays ttakji,size=5"), "{err}");
+    assert!(err.contains(m) && err.contains("the loaded net plays only ttakji,size=5"), "{err}");
+    let (code, err) = run("japanese,size=5");
+    assert_eq!(code, Some(0), "a Go net plays other Go rules of its size: {err}");
+    assert!(err.contains("the net was trained on ttakji,size=5"), "{err}");
     std::fs::write(&model, b"\x08\0\0\0\0\0\0\0{garbage}").unwrap();
     let (code, err) = run("ttakji,size=5");
     assert_eq!(code, Some(2), "{err}");
@@ -647,4 +650,30 @@ fn final_score_judges_dead_stones_as_a_player_would() {
     assert_eq!(r[n - 4], "= A3", "{r:?}");
     assert!(!r[n - 3].contains("A3") && r[n - 3].contains("B3") && r[n - 3].contains("D3"), "{r:?}");
     assert_eq!(r[n - 2], "= black 5 white 11 winner w", "the rules' own count keeps A3: {r:?}");
+}
+
+#[test]
+fn a_go_net_plays_every_go_rule_set_and_says_what_it_was_trained_on() {
+    let (dir, model) = tiny_model("gtp-other-rules");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(["gtp", "--rules", "ttakji,size=5", "--model", model.to_str().unwrap(), "--visits", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "kata-set-rules japanese\ngenmove b\nkata-set-rules tromp-taylor\ngenmove w\n\
+                  hane-rules loose,size=5\nquit\n";
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let r: Vec<&str> = stdout.split("\n\n").filter(|s| !s.is_empty()).collect();
+    assert_eq!(r.len(), 6, "{stdout}");
+    assert!(r[0] == "=" && r[1].starts_with("= ") && r[2] == "=" && r[3].starts_with("= "), "{stdout}");
+    assert!(
+        r[4].starts_with("? the loaded net plays only ttakji,size=5"),
+        "a Go net plays no Loose: {stdout}"
+    );
+    assert_eq!(stderr.matches("the net was trained on ttakji,size=5").count(), 2, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

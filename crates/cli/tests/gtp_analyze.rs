@@ -297,6 +297,8 @@ fn katago_rules_and_gogui_analyze_commands() {
     e.send("hane-score");
     assert!(e.response()[0].starts_with("= black 0 white 6"), "the size and komi stay");
     e.send("kata-set-rules aga");
+    assert_eq!(e.response(), ["="], "the nearest rules hane has");
+    e.send("kata-set-rules ing");
     assert!(e.response()[0].starts_with("? unknown rules"));
     e.send(r#"kata-set-rules {"ko":"POSITIONAL","scoring":"AREA","tax":"NONE","suicide":true}"#);
     assert_eq!(e.response(), ["="]);

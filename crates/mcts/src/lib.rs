@@ -30,7 +30,7 @@ pub mod value;
 pub use config::{SearchConfig, MAX_VISITS};
 pub use eval::{EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use schedule::{temperature, PlayoutCap, TemperatureSchedule};
-pub use search::{ChildStats, Gather, LeafId, Search};
+pub use search::{ChildStats, Gather, LeafId, MoveFilter, Search};
 pub use value::RootValue;
 
 #[doc(no_inline)]

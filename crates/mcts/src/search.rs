@@ -100,7 +100,13 @@ pub struct Search<G: Game> {
     /// Salt of the tie-break between edges with exactly equal PUCT scores (see
     /// [`Search::tie_rank`]), derived from the seed.
     tie_salt: u64,
+    /// Which legal actions the search may consider (see [`Search::set_move_filter`]).
+    filter: Option<MoveFilter<G>>,
 }
+
+/// Whether the search may consider an action: called with the node's depth (0 at the
+/// root), its position and one of its legal actions.
+pub type MoveFilter<G> = Box<dyn Fn(u32, &G, &<G as Game>::Action) -> bool + Send + Sync>;
 
 /// The search's size and settings (the tree itself is left out).
 impl<G: Game> std::fmt::Debug for Search<G> {
@@ -126,7 +132,16 @@ impl<G: Game> Search<G> {
             center_black: 0.0,
             pending: 0,
             tie_salt: mix64(seed ^ 0x7E1E_B4EA_C0FF_EE00),
+            filter: None,
         }
+    }
+
+    /// Restricts the actions the search considers to those `filter` keeps, at every node
+    /// expanded from now on (KataGo's `avoidMoves` and `allowMoves`). A node where it keeps
+    /// none keeps all its legal actions. Set it before the first visit for the root's
+    /// actions to follow it.
+    pub fn set_move_filter(&mut self, filter: MoveFilter<G>) {
+        self.filter = Some(filter);
     }
 
     /// The root position.
@@ -167,6 +182,7 @@ impl<G: Game> Search<G> {
     pub fn gather(&mut self) -> Gather<G> {
         let mut state = self.root.clone();
         let mut n = 0u32;
+        let mut depth = 0u32;
         loop {
             match self.tree.nodes[n as usize].kind {
                 Kind::Terminal(v) => {
@@ -179,6 +195,11 @@ impl<G: Game> Search<G> {
                     state.legal_actions(&mut legal);
                     if self.cfg.prune_premature_pass {
                         state.drop_premature_pass(&mut legal);
+                    }
+                    if let Some(keep) = &self.filter {
+                        if legal.iter().any(|a| keep(depth, &state, a)) {
+                            legal.retain(|a| keep(depth, &state, a));
+                        }
                     }
                     if legal.is_empty() {
                         // Not over, yet nothing to do: score it as it stands.
@@ -197,6 +218,7 @@ impl<G: Game> Search<G> {
                     let e = self.select_edge(n);
                     let edge = self.tree.edges[e];
                     state.play_unchecked(edge.action);
+                    depth += 1;
                     n = if edge.child != NONE {
                         edge.child
                     } else {

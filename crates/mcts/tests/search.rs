@@ -237,3 +237,27 @@ fn sampling_follows_the_temperature() {
         assert_eq!(s.select_action(0.0), best);
     }
 }
+
+#[test]
+fn a_move_filter_holds_at_the_depths_it_names() {
+    let g = fresh("ttakji,size=5");
+    let center = common::action(&g, "C3");
+    let mut s = Search::new(g, SearchConfig::for_board(5), 4);
+    // No C3 for the root's player, nor for anyone at depth 1; the opponent may play it later.
+    s.set_move_filter(Box::new(move |depth, _, a| depth > 1 || *a != center));
+    s.run(&mut UniformEvaluator, 400, 8);
+    let root = s.visit_counts();
+    assert!(!root.is_empty() && root.iter().all(|&(a, _)| a != center), "{root:?}");
+    let replies = s.principal_variation(root[0].0, 2);
+    assert!(replies.iter().all(|&(a, _)| a != center), "{replies:?}");
+    // A filter that keeps nothing keeps every legal action.
+    let search = |filtered: bool| {
+        let mut s = Search::new(fresh("ttakji,size=5"), SearchConfig::for_board(5), 4);
+        if filtered {
+            s.set_move_filter(Box::new(|_, _, _| false));
+        }
+        s.run(&mut UniformEvaluator, 30, 8);
+        s.visit_counts()
+    };
+    assert_eq!(search(true), search(false));
+}

@@ -6,30 +6,53 @@ use hane_engine::rules::{KoRule, Scoring, Variant};
 use hane_engine::Rules;
 use serde_json::{json, Map, Value};
 
-/// The hane rules string of a KataGo rules name where one matches, else `name` itself (a
-/// hane rules string, or nothing hane knows: its parser says so).
+/// The hane rules string of a KataGo rules name (as KataGo and KaTrain spell them) where one
+/// matches or is nearest, else `name` itself (a hane rules string, or nothing hane knows: its
+/// parser says so). [`nearest`] says where the rules are only the nearest.
 pub fn from_name(name: &str) -> String {
-    match name.to_ascii_lowercase().as_str() {
-        "tromp-taylor" | "tromp_taylor" => "tromp-taylor",
-        "chinese" => "chinese",
-        "chinese-ogs" | "chinese-kgs" | "chinese_ogs" | "chinese_kgs" => "chinese,ko=positional",
-        "japanese" | "korean" => "japanese",
-        "stone-scoring" | "stone_scoring" => "chinese,scoring=stones",
+    let key = name.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+    match key.as_str() {
+        "tromp-taylor" | "tt" => "tromp-taylor",
+        "chinese" | "cn" => "chinese",
+        "chinese-ogs" | "chinese-kgs" => "chinese,ko=positional",
+        "japanese" | "jp" | "korean" | "ko" => "japanese",
+        "aga" | "bga" | "french" => "chinese,ko=positional",
+        "new-zealand" | "nz" => "chinese,ko=positional,suicide=allow",
+        "stone-scoring" => "chinese",
         _ => name,
     }
     .to_string()
 }
 
+/// What differs when [`from_name`] maps `name` onto the nearest hane rules, not the same.
+pub fn nearest(name: &str) -> Option<&'static str> {
+    let key = name.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+    Some(match key.as_str() {
+        "aga" | "bga" | "french" => {
+            "played as Chinese rules with positional superko: hane has no situational superko, \
+             pass stones or handicap bonus"
+        }
+        "new-zealand" | "nz" => {
+            "played as Chinese rules with positional superko and suicide: hane has no situational superko"
+        }
+        "korean" | "ko" => "played as Japanese rules",
+        "stone-scoring" => "played as Chinese area scoring: hane's Go has no group tax",
+        _ => return None,
+    })
+}
+
 /// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
-/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules: area
-/// scoring (or stone scoring, `tax` ALL) or territory scoring with seki taxed (docs/rules.md §2: its
-/// empty points count for nobody), simple or positional ko, no button, no handicap bonus.
+/// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules or
+/// near ones: area scoring (stone scoring, `tax` ALL, is played as area scoring) or territory
+/// scoring with seki taxed (docs/rules.md §2: its empty points count for nobody), simple or
+/// positional ko, no button, no handicap bonus.
 pub fn from_object(o: &Map<String, Value>) -> Result<String, String> {
     let text =
         |key: &str, default: &str| o.get(key).and_then(Value::as_str).unwrap_or(default).to_ascii_uppercase();
     let base = match (text("scoring", "AREA").as_str(), text("tax", "NONE").as_str()) {
         ("AREA", "NONE") => "chinese",
-        ("AREA", "ALL") => "chinese,scoring=stones",
+        // Stone scoring (a tax on every group) is nearest to plain area scoring.
+        ("AREA", "ALL") => "chinese",
         ("TERRITORY", "SEKI") => "japanese",
         (s, t) => return Err(format!("no hane rule set scores {s} with tax {t}")),
     };

@@ -31,3 +31,17 @@ pub fn spawn_piped(args: &[&str]) -> Child {
         .spawn()
         .unwrap()
 }
+
+/// A tool folder that scripts/setup.sh installs: `$VAR` when set, else `NAME` under
+/// `$XDG_CACHE_HOME/hane` (default `~/.cache/hane`). Panics, naming the set-up step, when it
+/// does not exist.
+pub fn setup_dir(var: &str, name: &str) -> PathBuf {
+    let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache"));
+        cache.join("hane").join(name)
+    });
+    assert!(dir.exists(), "{} does not exist: run scripts/setup.sh (or set {var})", dir.display());
+    dir
+}

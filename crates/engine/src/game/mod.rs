@@ -289,6 +289,19 @@ impl GameState {
         Ok(GameState { rules, ..self.clone() })
     }
 
+    /// This position and its history under other rules of the same variant and board size
+    /// (scoring, ko, suicide, komi, dead stones and turn cap may differ): how a net trained
+    /// under one Go rule set is shown a position played under another. The board, the side
+    /// to move, the passes and the history stay; only the rules' fields change, so a
+    /// position reached by a move the new rules forbid (a suicide) is kept as it is.
+    pub fn with_rules(&self, rules: Rules) -> Result<GameState, RulesError> {
+        rules.validate()?;
+        if (rules.variant, rules.size) != (self.rules.variant, self.rules.size) {
+            return Err(RulesError(format!("{rules} is another game than {}", self.rules)));
+        }
+        Ok(GameState { rules, max_turns: rules.max_turns(), ..self.clone() })
+    }
+
     /// The rules.
     pub fn rules(&self) -> &Rules {
         &self.rules

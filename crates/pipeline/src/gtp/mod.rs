@@ -18,18 +18,22 @@
 //! `komi` during a game keeps its moves.
 //!
 //! The search evaluates positions with random rollouts, or with a net from `--model
-//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays one rule set and board
-//! size, the one of `--rules` (checked when it is loaded: a bad or foreign checkpoint is an
-//! [`Error::Input`] naming the file); a `boardsize`,
-//! `hane-rules` or `loadsgf` that would change the game gets an error response saying which
-//! rules the net plays, and the engine keeps its state. Komi (an input of the net) and the
-//! turn cap may change freely.
+//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays the rule set it was
+//! trained on and, for a Go net, any Go rules of its board size (`--rules japanese,size=5`
+//! or `kata-set-rules japanese` with a 5x5 ttakji net: the search plays under those rules
+//! with the net's evaluations, and stderr says which rules the net was trained on; see
+//! [`crate::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
+//! checkpoint is an [`Error::Input`] naming the file. A `boardsize`, `hane-rules` or
+//! `loadsgf` that would change the board size or the game (Go, Loose, Sligo) gets an error
+//! response saying which rules the net plays, and the engine keeps its state. Komi (an input
+//! of the net) and the turn cap may change freely.
 //!
 //! `final_score` and `final_status_list` judge dead stones as a player would, not by the
 //! rules' automatic method (which self-play and the referee keep): under Go rules with random
 //! playouts (Benson's pass-alive chains always live), with or without a net; Loose and Sligo
 //! count by their own rules.
 
+use crate::net_rules::AsTrained;
 use crate::Error;
 use hane_engine::board::PointSet;
 use hane_engine::range::Invalid;
@@ -111,31 +115,47 @@ impl std::fmt::Debug for Brain {
 
 impl Brain {
     /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
-    /// (which must play `rules`) or, without one, with random rollouts. A checkpoint that
-    /// does not load or fit is an input error naming the file.
+    /// (which must be able to play `rules`: see [`Brain::check_rules`]) or, without one, with
+    /// random rollouts. A checkpoint that does not load or fit is an input error naming the
+    /// file.
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
         hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
-                let ev = hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?
+                let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", path.display()));
+                let trained = Brain::trained_rules(path)?;
+                crate::net_rules::check(&trained, &rules).map_err(|e| bad(&e))?;
+                let ev = hane_nn::NetEvaluator::load(path, &trained, "auto", 1)
+                    .map_err(|e| bad(&e))?
                     .with_random_symmetries();
-                (Box::new(ev), Some(rules))
+                (Box::new(AsTrained { inner: ev, trained }), Some(trained))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
         Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
     }
 
-    /// An error message unless this brain can play games under `rules` (always, without a
-    /// net; with a net, the same game as the net's, komi and turn cap aside).
-    pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
-        match self.net {
-            Some(net) if !hane_nn::same_game(&net, rules) => Err(Invalid(format!(
-                "the loaded net plays only {net} (komi and the turn cap may change), not {rules}"
-            ))),
-            _ => Ok(()),
+    /// The rules the checkpoint at `model` was trained on (an input error naming the file
+    /// when it does not read).
+    pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
+        let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", model.display()));
+        hane_nn::Checkpoint::read(model).map_err(|e| bad(&e))?.meta.parsed_rules().map_err(|e| bad(&e))
+    }
+
+    /// An error message unless this brain can play games under `rules`: always without a
+    /// net; with a net, its own game (komi and turn cap aside) or, for a Go net, any Go rules
+    /// of its board size, with a note saying which rules the net was trained on
+    /// ([`crate::net_rules`]).
+    pub fn check_rules(&self, rules: &Rules) -> Result<Option<String>, Invalid> {
+        match &self.net {
+            Some(net) => crate::net_rules::check(net, rules),
+            None => Ok(None),
         }
+    }
+
+    /// Whether the brain evaluates with a net (which predicts ownership).
+    pub fn has_net(&self) -> bool {
+        self.net.is_some()
     }
 
     /// The evaluator of its searches.
@@ -288,9 +308,18 @@ impl Engine {
 
     /// Switches to `rules` (valid ones; a new game) unless the brain's net cannot play them.
     fn set_rules(&mut self, rules: Rules) -> Result<(), String> {
-        self.brain.check_rules(&rules)?;
+        self.note_rules(&rules)?;
         self.rules = rules;
         self.reset();
+        Ok(())
+    }
+
+    /// Checks that the brain can play `rules`, telling stderr (a GUI's log) when its net was
+    /// trained on other Go rules.
+    fn note_rules(&self, rules: &Rules) -> Result<(), String> {
+        if let Some(note) = self.brain.check_rules(rules)? {
+            eprintln!("hane: {note}");
+        }
         Ok(())
     }
 
@@ -539,7 +568,7 @@ impl Engine {
                 };
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot load file: {e}"))?;
                 let sgf = SgfGame::parse(&text).map_err(|e| e.to_string())?;
-                self.brain.check_rules(&sgf.rules)?;
+                self.note_rules(&sgf.rules)?;
                 let mut game =
                     GameState::with_handicap(sgf.rules, &sgf.handicap).map_err(|e| e.to_string())?;
                 let mut history = Vec::new();
@@ -575,6 +604,9 @@ impl Engine {
                     }
                 } else {
                     let [one] = exactly(args)?;
+                    if let Some(how) = crate::katago_rules::nearest(one) {
+                        eprintln!("hane: rules {one:?}: {how}");
+                    }
                     crate::katago_rules::from_name(one)
                 };
                 let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;

@@ -2,7 +2,9 @@
 //!
 //! Errors in user input (rules, moves, files) are reported as one clear message on stderr
 //! with a non-zero exit code (2 for an illegal or malformed move or input); nothing panics on
-//! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`).
+//! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`). A standard
+//! output that cannot be written (a full disk, a closed pipe) is a failure with exit code 1, and
+//! one of standard error is ignored (see `output`).
 
 mod analysis_cmd;
 mod bench;
@@ -10,6 +12,7 @@ mod gtp;
 mod komi_cmd;
 mod loop_cmd;
 mod match_cmd;
+mod output;
 mod perft_cmd;
 mod play;
 mod progress;
@@ -125,8 +128,23 @@ fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> 
     Ok(())
 }
 
+/// The exit code of arguments that are not a command: clap's (0 after `--help` or `--version`,
+/// 2 after a usage error) once its text is printed, 1 if standard output cannot take it.
+fn not_a_command(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Err(write) if !e.use_stderr() => {
+            output::errln!("hane: cannot write to standard output: {write}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return not_a_command(&e),
+    };
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),
@@ -141,10 +159,10 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve_cmd::run(a),
         Command::Bench(a) => bench::run(a),
     };
-    match result {
+    match result.and_then(|()| output::check()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("hane: {}", f.message);
+            output::errln!("hane: {}", f.message);
             ExitCode::from(f.code)
         }
     }

@@ -3,6 +3,7 @@
 //! printed as the proven bounds narrow. Ctrl-C or SIGTERM gives up at the next progress line
 //! and exits with code 130 (a second one at once: nothing here runs libtorch).
 
+use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
@@ -46,14 +47,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
         stop: Some(stop::stop().flag()),
     };
     stop::install("at the next progress line", Second::Exit)?;
-    eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
-    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| eprintln!("{p}")).map_err(|e| {
+    errln!("solving {rules} from the empty board (value = 4 * margin + tie)");
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(|e| {
         if stop::requested() {
             stop::interrupted("nothing was solved")
         } else {
             Failure::other(e)
         }
     })?;
-    println!("{s}");
+    outln!("{s}");
     crate::write_json(a.json.as_deref(), &s)
 }

@@ -4,7 +4,7 @@
 //! komi. Writes `komi.json` and `komi.png` into `--out`.
 //!
 //! Ctrl-C or SIGTERM abandons the estimate before its next evaluation (the sweep before its
-//! next game, the solver at its next progress report) and exits with code 130, writing
+//! next game, the solver within a few thousand nodes) and exits with code 130, writing
 //! nothing.
 
 use crate::output::{errln, outln};

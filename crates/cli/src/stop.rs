@@ -7,7 +7,7 @@
 //! The safe points: self-play's workers before each batch of leaves (games in flight are
 //! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
 //! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]);
-//! the komi estimate before each evaluation; the solver at its progress reports. Files are only
+//! the komi estimate before each evaluation; the solver every few thousand nodes. Files are only
 //! ever written whole (a temporary name, then a rename), so stopping at any of these points
 //! leaves the last finished game, step or evaluation on disk and nothing partial, and a
 //! rerun of a resumable command continues from there.

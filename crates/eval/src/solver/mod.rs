@@ -72,7 +72,7 @@ pub struct SolveOptions {
     pub progress_every: u64,
     /// Give up after this many nodes.
     pub node_limit: u64,
-    /// Give up at the next progress report once this is set (from another thread, e.g. a
+    /// Give up within a few thousand nodes once this is set (from another thread, e.g. a
     /// signal handler), as at the node limit: [`SolveError::Unfinished`].
     pub stop: Option<Arc<AtomicBool>>,
 }

@@ -80,7 +80,7 @@ pub(super) struct Search<'a> {
     stats: Progress,
     every: u64,
     node_limit: u64,
-    /// [`SolveOptions::stop`], polled every [`STOP_POLL`] nodes.
+    /// [`SolveOptions::stop`], polled at each progress report and every [`STOP_POLL`] nodes.
     stop: Option<Arc<AtomicBool>>,
     /// The stop flag was seen set: the search gives up as at the node limit.
     stopped: bool,
@@ -230,12 +230,13 @@ impl<'a> Search<'a> {
 
     fn count_node(&mut self) {
         self.stats.nodes += 1;
-        if self.stats.nodes % STOP_POLL == 0 {
-            self.stopped |= self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
-        }
-        if self.stats.nodes % self.every == 0 {
+        let report = self.stats.nodes % self.every == 0;
+        if report {
             self.stats.seconds = self.clock.elapsed().as_secs_f64();
             (self.progress)(self.stats);
+        }
+        if report || self.stats.nodes % STOP_POLL == 0 {
+            self.stopped |= self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
         }
     }
 

@@ -1,5 +1,6 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
+use crate::output::outln;
 use crate::Failure;
 use hane_pipeline::bench::{self, Source, Workers};
 
@@ -91,12 +92,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             };
             if loader {
                 let rate = hane_train::bench_loader(&cfg, data.as_deref(), steps).map_err(Failure::other)?;
-                println!("loader: {rate:.0} samples/s per thread (batch {}, {})", cfg.batch_size, cfg.rules);
+                outln!("loader: {rate:.0} samples/s per thread (batch {}, {})", cfg.batch_size, cfg.rules);
                 return Ok(());
             }
             let report = hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::progress::print_train)
                 .map_err(Failure::other)?;
-            println!("{report}");
+            outln!("{report}");
             Ok(())
         }
         What::Selfplay {
@@ -118,17 +119,22 @@ pub fn run(a: Args) -> Result<(), Failure> {
 
 fn selfplay(runs: Vec<(String, Source)>, games: u64, workers: Workers, batch: usize) -> Result<(), Failure> {
     let Workers { threads, inference_threads, in_flight } = workers;
-    println!(
+    outln!(
         "self-play: {games} games per run, {threads} workers with {in_flight} in flight each, \
          {inference_threads} inference threads, batch {batch}, visits 64 full / 16 fast (p_full 0.25)"
     );
-    println!(
+    outln!(
         "{:<22} {:>10} {:>11} {:>11} {:>13} {:>7}  evaluator",
-        "rules", "positions/s", "games/hour", "evals/s", "bare evals/s", "ratio"
+        "rules",
+        "positions/s",
+        "games/hour",
+        "evals/s",
+        "bare evals/s",
+        "ratio"
     );
     for (name, source) in runs {
         let r = bench::selfplay_rates(&name, &source, games, workers, batch)?;
-        println!(
+        outln!(
             "{:<22} {:>10.0} {:>11.0} {:>11.0} {:>13.0} {:>7.2}  {}",
             name,
             r.positions,
@@ -139,27 +145,37 @@ fn selfplay(runs: Vec<(String, Source)>, games: u64, workers: Workers, batch: us
             source.name()
         );
         if let Source::Encode = source {
-            println!("cpu side: {:.0} leaves/s per worker thread", r.evals / threads as f64);
+            outln!("cpu side: {:.0} leaves/s per worker thread", r.evals / threads as f64);
         }
     }
     if let Some(kb) = bench::peak_rss_kib() {
-        println!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);
+        outln!("peak resident memory of this process: {:.1} MiB", kb as f64 / 1024.0);
     }
     Ok(())
 }
 
 fn playouts(names: Vec<String>, size: u8, seconds: f64, rounds: usize, seed: u64) -> Result<(), Failure> {
-    println!("light playouts from the empty {size}x{size} board, one thread, {rounds} rounds of {seconds} s");
-    println!("(playouts per CPU-second of this thread: best, median and worst round)");
-    println!(
+    outln!("light playouts from the empty {size}x{size} board, one thread, {rounds} rounds of {seconds} s");
+    outln!("(playouts per CPU-second of this thread: best, median and worst round)");
+    outln!(
         "{:<14} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "rules", "playouts", "best", "median", "worst", "avg turns"
+        "rules",
+        "playouts",
+        "best",
+        "median",
+        "worst",
+        "avg turns"
     );
     for name in bench::bench_rules(&names) {
         let r = bench::playout_rates(&format!("{name},size={size}"), seconds, rounds, seed)?;
-        println!(
+        outln!(
             "{:<14} {:>10} {:>10.0} {:>10.0} {:>10.0} {:>10.1}",
-            name, r.playouts, r.best, r.median, r.worst, r.mean_turns
+            name,
+            r.playouts,
+            r.best,
+            r.median,
+            r.worst,
+            r.mean_turns
         );
     }
     Ok(())

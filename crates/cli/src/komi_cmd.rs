@@ -4,9 +4,10 @@
 //! komi. Writes `komi.json` and `komi.png` into `--out`.
 //!
 //! Ctrl-C or SIGTERM abandons the estimate before its next evaluation (the sweep before its
-//! next game, the solver at its next progress report) and exits with code 130, writing
+//! next game, the solver within a few thousand nodes) and exits with code 130, writing
 //! nothing.
 
+use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
@@ -67,14 +68,14 @@ pub fn run(a: Args) -> Result<(), Failure> {
         sweep_visits: a.sweep_visits,
         seed: a.seed,
     };
-    let report = komi_report(&rules, &method, settings, &stop::stop(), &mut |l| eprintln!("{l}")).map_err(
+    let report = komi_report(&rules, &method, settings, &stop::stop(), &mut |l| errln!("{l}")).map_err(
         |e| match e {
             Error::Interrupted => stop::interrupted("the estimate was abandoned"),
             e => Failure::from(e),
         },
     )?;
     write_report(&report, &a.out)?;
-    println!("{}: {}", rules, summary_line(&report));
-    println!("report: {}", a.out.join("komi.json").display());
+    outln!("{}: {}", rules, summary_line(&report));
+    outln!("report: {}", a.out.join("komi.json").display());
     Ok(())
 }

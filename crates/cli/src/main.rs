@@ -2,7 +2,9 @@
 //!
 //! Errors in user input (rules, moves, files) are reported as one clear message on stderr
 //! with a non-zero exit code (2 for an illegal or malformed move or input); nothing panics on
-//! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`).
+//! input. A long command stopped by SIGINT or SIGTERM exits with 130 (see `stop`). A standard
+//! output that cannot be written (a full disk, a closed pipe) is a failure with exit code 1, and
+//! one of standard error is ignored (see `output`).
 
 mod analysis_cmd;
 mod bench;
@@ -10,6 +12,7 @@ mod gtp;
 mod komi_cmd;
 mod loop_cmd;
 mod match_cmd;
+mod output;
 mod perft_cmd;
 mod play;
 mod progress;
@@ -116,17 +119,33 @@ fn causes(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// Writes `value` as pretty JSON to `path`, if one was given (whole or not at all).
+/// Writes `value` as pretty JSON to `path`, if one was given, by the policy of
+/// [`hane_pipeline::write_file`] (a link stays a link, a device is written through; exit code 1
+/// if it fails).
 fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> Result<(), Failure> {
-    if let Some(path) = path {
-        let text = serde_json::to_string_pretty(value).map_err(Failure::other)?;
-        hane_data::shard::write_atomic(path, text.as_bytes()).map_err(Failure::other)?;
+    match path {
+        Some(path) => Ok(hane_pipeline::write_json(path, value)?),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The exit code of arguments that are not a command: clap's (0 after `--help` or `--version`,
+/// 2 after a usage error) once its text is printed, 1 if standard output cannot take it.
+fn not_a_command(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Err(write) if !e.use_stderr() => {
+            output::errln!("hane: cannot write to standard output: {write}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(analysis_cmd::katago_argv(std::env::args_os()));
+    let cli = match Cli::try_parse_from(analysis_cmd::katago_argv(std::env::args_os())) {
+        Ok(cli) => cli,
+        Err(e) => return not_a_command(&e),
+    };
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft_cmd::run(a),
@@ -141,10 +160,10 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve_cmd::run(a),
         Command::Bench(a) => bench::run(a),
     };
-    match result {
+    match result.and_then(|()| output::check()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("hane: {}", f.message);
+            output::errln!("hane: {}", f.message);
             ExitCode::from(f.code)
         }
     }

@@ -5,6 +5,7 @@
 //! report. Ctrl-C or SIGTERM abandons the game in flight before its next move and exits with
 //! code 130, writing no report.
 
+use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
@@ -61,7 +62,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let pb = &mut Stoppable { player: pb.as_mut(), stop: &stop };
     let report = run_match(&rules, pa, pb, &settings, &mut |i, g| {
         tally(&mut w, i, g);
-        eprintln!(
+        errln!(
             "game {}/{}: {} (B) vs {} (W): {} by {:.1} in {} turns; first player {}-{}-{}",
             i + 1,
             a.games,
@@ -81,6 +82,6 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         e => Failure::from(e),
     })?;
-    print!("{}", report.table());
+    outln!("{}", report.table().trim_end());
     crate::write_json(a.json.as_deref(), &report)
 }

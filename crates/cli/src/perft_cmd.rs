@@ -1,6 +1,7 @@
 //! `hane perft`: legal move sequences per depth, with timing, for checking the engine
 //! against published counts.
 
+use crate::output::outln;
 use crate::Failure;
 use hane_engine::perft::perft_limited;
 use hane_engine::{GameState, Rules};
@@ -28,16 +29,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
         .parse()
         .map_err(|e| Failure::input(format!("--rules/--size: {e}")))?;
     let g = GameState::new(rules);
-    println!("perft {rules} {}x{}", a.size, a.size);
+    outln!("perft {rules} {}x{}", a.size, a.size);
     for d in 0..=a.depth {
         let t = Instant::now();
         match perft_limited(&g, d, a.limit) {
             Some(n) => {
                 let secs = t.elapsed().as_secs_f64();
-                println!("depth {d:>2}  {n:>14}  {secs:>8.2}s  {:>10.0} leaves/s", n as f64 / secs.max(1e-9));
+                outln!("depth {d:>2}  {n:>14}  {secs:>8.2}s  {:>10.0} leaves/s", n as f64 / secs.max(1e-9));
             }
             None => {
-                println!("depth {d:>2}  stopped: more than {} nodes", a.limit);
+                outln!("depth {d:>2}  stopped: more than {} nodes", a.limit);
                 break;
             }
         }

@@ -1,6 +1,7 @@
 //! Progress on the terminal: bars for self-play, training and matches, and the trainer's log
 //! lines, drawn from the events of the pipeline's work ([`hane_pipeline::Event`]).
 
+use crate::output::{errln, outln};
 use hane_eval::elo::Wdl;
 use hane_pipeline::Event;
 use hane_selfplay::Progress as Counters;
@@ -62,16 +63,15 @@ impl SelfplayBar {
 pub fn print_train(p: &Progress) {
     match p {
         Progress::Started { step, resumed_from, parameters, device } => match resumed_from {
-            Some(c) => println!(
-                "train: resuming at step {step} from {} ({parameters} weights, {device})",
-                c.display()
-            ),
-            None => println!("train: starting at step {step} ({parameters} weights, {device})"),
+            Some(c) => {
+                outln!("train: resuming at step {step} from {} ({parameters} weights, {device})", c.display())
+            }
+            None => outln!("train: starting at step {step} ({parameters} weights, {device})"),
         },
-        Progress::Window(w) => println!("train: data window {w:?}"),
+        Progress::Window(w) => outln!("train: data window {w:?}"),
         Progress::Logged(l) => {
             let m: Vec<String> = l.metrics.iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
-            println!(
+            outln!(
                 "step {:>7}  lr {:.2e}  {:>7.1} samples/s  {}",
                 l.step,
                 l.lr,
@@ -80,9 +80,9 @@ pub fn print_train(p: &Progress) {
             );
         }
         Progress::Checkpoint { step, path } => {
-            println!("train: checkpoint at step {step}: {}", path.display())
+            outln!("train: checkpoint at step {step}: {}", path.display())
         }
-        Progress::Warning(w) => eprintln!("train: warning: {w}"),
+        Progress::Warning(w) => errln!("train: warning: {w}"),
     }
 }
 
@@ -109,8 +109,8 @@ impl RunDisplay {
     /// Shows `e`.
     pub fn show(&mut self, e: Event) {
         match e {
-            Event::Line(l) => self.above(|| println!("{l}")),
-            Event::Trace(t) => self.above(|| eprintln!("{t}")),
+            Event::Line(l) => self.above(|| outln!("{l}")),
+            Event::Trace(t) => self.above(|| errln!("{t}")),
             Event::Selfplay { games, progress } => {
                 self.phase = Phase::Selfplay(SelfplayBar::start(games, progress));
             }

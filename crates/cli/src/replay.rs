@@ -1,5 +1,6 @@
 //! `hane replay`: play a move list (or an SGF file) and print the resulting position as JSON.
 
+use crate::output::outln;
 use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
@@ -24,7 +25,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Some(path) => from_sgf(path)?,
         None => from_moves(&a)?,
     };
-    println!("{}", serde_json::to_string(&position_json(&g)).map_err(anyhow::Error::from)?);
+    outln!("{}", serde_json::to_string(&position_json(&g)).map_err(anyhow::Error::from)?);
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! cleanly with exit code 130 (finished games are kept, games in flight are dropped, no
 //! partial file is left) and a rerun of the same command resumes.
 
+use crate::output::outln;
 use crate::progress::SelfplayBar;
 use crate::stop::{self, Second, RERUN};
 use crate::Failure;
@@ -56,7 +57,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop::stop().flag());
     bar.finish();
     let s = result.map_err(Failure::other)?;
-    println!("{s}");
+    outln!("{s}");
     if s.interrupted && stop::requested() {
         return Err(stop::interrupted(RERUN));
     }

@@ -1,8 +1,9 @@
 //! `hane solve`: the exact minimax result of a tiny board from the empty board (alpha-beta
 //! with a transposition table, `hane_eval::solver`), hence its exact fair komi. Progress is
-//! printed as the proven bounds narrow. Ctrl-C or SIGTERM gives up at the next progress line
-//! and exits with code 130 (a second one at once: nothing here runs libtorch).
+//! printed as the proven bounds narrow. Ctrl-C or SIGTERM gives up within a few thousand nodes
+//! (milliseconds) and exits with code 130 (a second one at once: nothing here runs libtorch).
 
+use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
@@ -45,15 +46,15 @@ pub fn run(a: Args) -> Result<(), Failure> {
         node_limit: a.node_limit.unwrap_or(u64::MAX),
         stop: Some(stop::stop().flag()),
     };
-    stop::install("at the next progress line", Second::Exit)?;
-    eprintln!("solving {rules} from the empty board (value = 4 * margin + tie)");
-    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| eprintln!("{p}")).map_err(|e| {
+    stop::install("the search", Second::Exit)?;
+    errln!("solving {rules} from the empty board (value = 4 * margin + tie)");
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(|e| {
         if stop::requested() {
             stop::interrupted("nothing was solved")
         } else {
             Failure::other(e)
         }
     })?;
-    println!("{s}");
+    outln!("{s}");
     crate::write_json(a.json.as_deref(), &s)
 }

@@ -7,7 +7,7 @@
 //! The safe points: self-play's workers before each batch of leaves (games in flight are
 //! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
 //! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]);
-//! the komi estimate before each evaluation; the solver at its progress reports. Files are only
+//! the komi estimate before each evaluation; the solver every few thousand nodes. Files are only
 //! ever written whole (a temporary name, then a rename), so stopping at any of these points
 //! leaves the last finished game, step or evaluation on disk and nothing partial, and a
 //! rerun of a resumable command continues from there.
@@ -21,6 +21,7 @@
 //! ignores it). Elsewhere ([`Second::Wait`]) the second signal only says that the stop is
 //! under way; SIGKILL remains for the impatient, with the same guarantees.
 
+use crate::output::errln;
 use crate::Failure;
 use hane_pipeline::Stop;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -49,10 +50,10 @@ pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
     ctrlc::set_handler(move || {
         REQUESTED.store(true, Ordering::SeqCst);
         match (signals.fetch_add(1, Ordering::SeqCst), second) {
-            (0, Second::Exit) => eprintln!("\nstopping {what} (Ctrl-C again to quit now)"),
-            (0, Second::Wait) => eprintln!("\nstopping {what}"),
+            (0, Second::Exit) => errln!("\nstopping {what} (Ctrl-C again to quit now)"),
+            (0, Second::Wait) => errln!("\nstopping {what}"),
             (_, Second::Exit) => std::process::exit(130),
-            (_, Second::Wait) => eprintln!("\nstill stopping {what}: libtorch must finish first"),
+            (_, Second::Wait) => errln!("\nstill stopping {what}: libtorch must finish first"),
         }
     })
     .map_err(|e| Failure { code: 1, message: format!("cannot install the signal handler: {e}") })

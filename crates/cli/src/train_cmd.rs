@@ -2,6 +2,7 @@
 //! Ctrl-C or SIGTERM ends the run after the step in flight with a checkpoint of it and exit
 //! code 130; killed or stopped, the same command resumes from the last checkpoint.
 
+use crate::output::outln;
 use crate::progress::print_train;
 use crate::stop::{self, Second, RERUN};
 use crate::Failure;
@@ -28,7 +29,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     stop::install("after the training step in flight", Second::Wait)?;
     let s =
         train(&cfg, &a.data, &a.out, Some(stop::stop().flag()), &mut print_train).map_err(Failure::other)?;
-    println!("{s}");
+    outln!("{s}");
     if s.interrupted {
         return Err(stop::interrupted(RERUN));
     }

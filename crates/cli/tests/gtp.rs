@@ -677,3 +677,46 @@ fn a_go_net_plays_every_go_rule_set_and_says_what_it_was_trained_on() {
     assert_eq!(stderr.matches("the net was trained on ttakji,size=5").count(), 2, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The one SGF game `hane selfplay` writes into `dir` with the 5x5 ttakji config.
+fn selfplay_sgf(dir: &std::path::Path) -> std::path::PathBuf {
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/ttakji-5x5.toml");
+    let out = dir.join("selfplay");
+    let status = Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(["selfplay", "--config", config, "--games", "1", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    out.join("sgf/g00000000.sgf")
+}
+
+#[test]
+fn loadsgf_reads_games_with_and_without_a_handicap() {
+    let dir = std::env::temp_dir().join(format!("hane-loadsgf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let own = selfplay_sgf(&dir);
+    let plain = dir.join("plain.sgf");
+    std::fs::write(&plain, "(;SZ[5];B[cc];W[dd])").unwrap();
+    let handicap = dir.join("handicap.sgf");
+    std::fs::write(&handicap, "(;SZ[5]HA[2]AB[aa][bb];W[cc])").unwrap();
+    let [own, plain, handicap] = [&own, &plain, &handicap].map(|p| p.to_str().unwrap().to_string());
+    let r = session(&format!(
+        "loadsgf {plain}\nplay b C3\nplay b B2\nloadsgf {plain} 2\n\
+         loadsgf {handicap}\nplay b A5\nloadsgf {own}\nhane-score\n"
+    ));
+    assert_eq!(r[0], "= black", "no handicap: Black moves after W[dd]; all: {r:?}");
+    assert!(r[1].starts_with('?'), "C3 holds B[cc]: {r:?}");
+    assert_eq!(r[2], "=");
+    assert_eq!(r[3], "= white", "up to move 2: B[cc] only");
+    assert_eq!(r[4], "= black", "HA[2]AB, then W[cc]");
+    assert!(r[5].starts_with('?'), "A5 holds a handicap stone: {r:?}");
+    assert!(r[6].starts_with('='), "hane's own self-play game: {r:?}");
+    let text = std::fs::read_to_string(&own).unwrap();
+    let winner = text.split("RE[").nth(1).unwrap().chars().next().unwrap().to_ascii_lowercase();
+    assert!(r[7].ends_with(&format!("winner {winner}")), "the SGF says RE[{winner}..]: {r:?}");
+    let replayed = Command::new(env!("CARGO_BIN_EXE_hane")).args(["replay", "--sgf", &own]).output().unwrap();
+    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,3 +34,32 @@ fn bad_input_is_a_clear_error() {
     assert_ne!(code, 0);
     assert!(err.contains("up to 6x6"), "{err}");
 }
+
+#[test]
+fn sigint_stops_the_search_at_once() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+        .args(["solve", "--rules", "ttakji", "--size", "5", "--table-bits", "16"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.starts_with("solving"), "{line}");
+    // Well inside the first progress report's millions of nodes.
+    std::thread::sleep(Duration::from_secs(1));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let sent = Instant::now();
+    let status = child.wait().unwrap();
+    let took = sent.elapsed();
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(took < Duration::from_secs(2), "stopping took {took:?}");
+    assert!(rest.contains("interrupted"), "{rest}");
+}

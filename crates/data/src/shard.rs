@@ -37,6 +37,7 @@ use hane_engine::{Komi, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::io::Write;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -337,14 +338,68 @@ pub fn pack(parts: &[(String, Shard)], source: &str) -> Result<Vec<u8>, Corrupt>
     Ok(archive(&meta, arrays))
 }
 
-/// Writes `bytes` to `path` atomically, the one writer of every file hane keeps (shards, SGFs,
-/// checkpoints, configs, reports, plots): a temporary file in the same folder (its extension
-/// `tmp` with the process id and a counter, so concurrent writers never share one), flushed and
-/// synced, then renamed over `path`, so readers never see half a file. On failure (a full
-/// disk) the temporary file is removed.
+/// Writes `bytes` to `path`, the one writer of every file hane keeps (shards, SGFs,
+/// checkpoints, configs, reports, plots), under one policy for what `path` already is:
+///
+/// * nothing, or a regular file: written atomically, into a temporary file in the same folder
+///   (its extension `tmp` with the process id and a counter, so concurrent writers never share
+///   one), flushed and synced, then renamed over `path`, so readers never see half a file. On
+///   failure (a full disk) the temporary file is removed.
+/// * a symbolic link (a chain of them, a dangling one too): the same, at the path the link
+///   leads to, so the link stays a link and its target gets the new bytes.
+/// * a character device or a FIFO (`/dev/stdout`, `/dev/full`, a named pipe): written through,
+///   opened and written without a rename, so the node stays what it is and a failed write
+///   (`/dev/full`) is an error.
+/// * a folder, a block device, a socket: refused with an error naming `path`.
+///
+/// A file that is not regular is thus never replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
     let io = |e| ShardError::Io(path.to_path_buf(), e);
+    // `metadata` follows links, the kernel's own links of /proc/self/fd included.
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => replace(&link_target(path).map_err(io)?, bytes),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => {
+            write_through(path, bytes).map_err(io)
+        }
+        Ok(m) => Err(io(std::io::Error::other(format!("refusing to write to {}", kind(m.file_type()))))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&link_target(path).map_err(io)?, bytes),
+        Err(e) => Err(io(e)),
+    }
+}
+
+/// What a file that [`write_atomic`] refuses is, in words.
+fn kind(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a file that is not regular"
+    }
+}
+
+/// The path that `path` leads to through any symbolic links (itself if it is not one; the last
+/// link's target if that does not exist yet).
+fn link_target(path: &Path) -> std::io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // Linux's own limit of links on one path (ELOOP beyond).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = p.parent().map_or_else(|| to.clone(), |dir| dir.join(&to));
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
     let written = (|| {
@@ -357,7 +412,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(io)
+    written.map_err(|e| ShardError::Io(path.to_path_buf(), e))
+}
+
+/// Opens the existing device or FIFO at `path` and writes `bytes` into it.
+fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+    f.write_all(bytes)?;
+    f.flush()
 }
 
 /// Reads and fully validates a shard.
@@ -465,16 +527,85 @@ mod tests {
         std::fs::write(&file, b"old").unwrap();
         write_atomic(&file, b"new").unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"new");
-        // A rename that fails (the target is a folder) leaves no temporary file.
+        // A folder is refused, and no temporary file is left.
         let folder = dir.join("taken");
         std::fs::create_dir_all(&folder).unwrap();
-        assert!(write_atomic(&folder, b"x").is_err());
+        let err = write_atomic(&folder, b"x").unwrap_err().to_string();
+        assert!(err.ends_with("taken: refusing to write to a folder"), "{err}");
+        assert!(folder.is_dir());
         let names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A fresh folder `hane-NAME-PID` under the temporary directory.
+    fn fresh(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hane-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_link_stays_a_link_and_its_target_gets_the_bytes() {
+        let dir = fresh("atomic-link");
+        let target = dir.join("target.json");
+        std::fs::write(&target, b"old").unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink("target.json", &link).unwrap();
+        let chain = dir.join("chain.json");
+        std::os::unix::fs::symlink(&link, &chain).unwrap();
+        write_atomic(&chain, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert!(std::fs::symlink_metadata(&chain).unwrap().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A dangling link gets its target created.
+        let dangling = dir.join("dangling.json");
+        std::os::unix::fs::symlink("later.json", &dangling).unwrap();
+        write_atomic(&dangling, b"late").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().is_symlink());
+        assert_eq!(std::fs::read(dir.join("later.json")).unwrap(), b"late");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_is_written_through_and_stays_a_fifo() {
+        let dir = fresh("atomic-fifo");
+        let fifo = dir.join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomic(&fifo, b"through").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_full_device_is_a_write_error_and_stays_a_device() {
+        let dir = fresh("atomic-device");
+        // A node of the device /dev/full is (1, 7) of our own, so a failure spares the system's.
+        let full = dir.join("full");
+        let made = std::process::Command::new("mknod").arg(&full).args(["c", "1", "7"]).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mknod needs root");
+            return;
+        }
+        let err = write_atomic(&full, b"x").unwrap_err();
+        assert!(err.to_string().contains("No space left on device"), "{err}");
+        assert!(std::fs::symlink_metadata(&full).unwrap().file_type().is_char_device());
+        // Through a link, too.
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&full, &link).unwrap();
+        assert!(write_atomic(&link, b"x").is_err());
+        assert!(std::fs::symlink_metadata(&full).unwrap().file_type().is_char_device());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2, "no temporary file");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -285,6 +285,22 @@ impl Checkpoint {
                 self.meta.net, self.meta.rules
             )));
         }
+        // A net larger than the file's tensors is refused before it is built: a small file
+        // claiming a huge net would otherwise cost that allocation first. One no larger costs
+        // no more than the tensors already read, and is checked tensor by tensor below.
+        let claimed = crate::model::value_count(&self.meta.net);
+        let stored: usize = self
+            .tensors
+            .iter()
+            .filter(|(n, _)| !n.starts_with(OPTIMIZER_PREFIX))
+            .map(|(_, t)| t.numel())
+            .sum();
+        if claimed > stored {
+            return Err(bad(format!(
+                "its metadata describes a {} net of {claimed} values, more than its tensors hold ({stored})",
+                self.meta.net.shape.name()
+            )));
+        }
         let net = Network::new(self.meta.net, device)?;
         let vars = net.named_variables();
         for (name, var) in &vars {
@@ -402,13 +418,15 @@ mod tests {
         let msg = Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string();
         assert!(msg.contains("policy has layout version 2"), "{msg}");
 
-        // A tensor of the wrong shape, a missing one, an alien one.
+        // A tensor of the wrong shape, a missing one, an alien one (the net's number of
+        // values in all: fewer are refused before the net is built, see below).
         let meta = ModelMeta::new(&rules, *net.config());
         let mut vars = net.named_variables();
-        vars[0].1 = Tensor::zeros([1], (Kind::Float, Device::Cpu));
+        vars[0].1 = vars[0].1.reshape([1, -1]);
         write(&other, &meta, &vars, &BTreeMap::new()).unwrap();
         assert!(Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string().contains("shape"));
-        let _ = vars.remove(0);
+        let (_, first) = vars.remove(0);
+        vars.push(("evil".into(), first));
         write(&other, &meta, &vars, &BTreeMap::new()).unwrap();
         assert!(Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string().contains("missing"));
         let mut vars = net.named_variables();
@@ -489,6 +507,30 @@ mod tests {
     fn poison(tensors: &mut [(String, Bytes)], name: &str) {
         let t = tensors.iter_mut().find(|t| t.0 == name).unwrap();
         t.1.data[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+    }
+
+    #[test]
+    fn a_small_file_claiming_a_huge_net_is_refused_before_it_is_built() {
+        let dir = temp("claim");
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let good = dir.join("good.safetensors");
+        tiny(&rules).save(&good, &rules).unwrap();
+        let huge = dir.join("huge.safetensors");
+        rewrite(&good, &huge, true, |info, _| {
+            let mut meta: ModelMeta = serde_json::from_str(&info[META_KEY]).unwrap();
+            meta.net.shape = NetShape { blocks: 64, channels: 512, ..meta.net.shape };
+            info.insert(META_KEY.into(), serde_json::to_string(&meta).unwrap());
+        });
+        let t = std::time::Instant::now();
+        let err = Network::load(&huge, &rules, Device::Cpu).unwrap_err();
+        assert!(t.elapsed() < std::time::Duration::from_millis(500), "took {:?}", t.elapsed());
+        let msg = err.to_string();
+        assert!(matches!(err, NnError::Corrupt(..)), "{msg}");
+        assert!(
+            msg.contains("describes a b64c512 net of") && msg.contains("more than its tensors hold"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub use loss::{LossWeights, Losses, Targets};
 pub use model::{Network, Outputs};
 pub use tch;
 
+use hane_engine::range::Invalid;
 use std::fmt;
 use std::path::PathBuf;
 use tch::Device;
@@ -92,9 +93,39 @@ pub fn init_threads(n: usize) -> usize {
     n
 }
 
-/// The device named `name`: `auto` (CUDA when available, else CPU), `cpu`, `cuda` or
-/// `cuda:N`. Asking for CUDA without a usable GPU is an error. On CUDA, cuDNN may pick the
-/// fastest convolution algorithms for the (fixed) batch shapes.
+/// A device as a config names it, before anyone asks whether it is present.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceName {
+    /// CUDA device 0 when available, else the CPU.
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// CUDA device N (`cuda` is device 0).
+    Cuda(usize),
+}
+
+impl std::str::FromStr for DeviceName {
+    type Err = Invalid;
+
+    /// Parses `auto`, `cpu`, `cuda` or `cuda:N`; anything else is an error naming the
+    /// config's key `device` and the values allowed.
+    fn from_str(name: &str) -> Result<DeviceName, Invalid> {
+        match name {
+            "auto" => Ok(DeviceName::Auto),
+            "cpu" => Ok(DeviceName::Cpu),
+            "cuda" => Ok(DeviceName::Cuda(0)),
+            _ => name
+                .strip_prefix("cuda:")
+                .and_then(|i| i.parse().ok())
+                .map(DeviceName::Cuda)
+                .ok_or_else(|| Invalid(format!("device = {name:?}: allowed auto, cpu, cuda, cuda:N"))),
+        }
+    }
+}
+
+/// The device named `name` ([`DeviceName`]): `auto` is CUDA when available, else the CPU.
+/// Asking for CUDA without a usable GPU is an error. On CUDA, cuDNN may pick the fastest
+/// convolution algorithms for the (fixed) batch shapes.
 pub fn device(name: &str) -> Result<Device, NnError> {
     let cuda = |i: usize| {
         if tch::Cuda::is_available() && i < tch::Cuda::device_count() as usize {
@@ -104,14 +135,10 @@ pub fn device(name: &str) -> Result<Device, NnError> {
             Err(NnError::Config(format!("device {name}: no such CUDA device")))
         }
     };
-    match name {
-        "auto" if tch::Cuda::is_available() => cuda(0),
-        "auto" | "cpu" => Ok(Device::Cpu),
-        "cuda" => cuda(0),
-        _ => match name.strip_prefix("cuda:").and_then(|i| i.parse().ok()) {
-            Some(i) => cuda(i),
-            None => Err(NnError::Config(format!("unknown device {name:?} (auto, cpu, cuda, cuda:N)"))),
-        },
+    match name.parse().map_err(|e: Invalid| NnError::Config(e.0))? {
+        DeviceName::Auto if tch::Cuda::is_available() => cuda(0),
+        DeviceName::Auto | DeviceName::Cpu => Ok(Device::Cpu),
+        DeviceName::Cuda(i) => cuda(i),
     }
 }
 
@@ -123,7 +150,9 @@ mod tests {
     fn devices_parse() {
         assert_eq!(device("cpu").unwrap(), Device::Cpu);
         assert!(device("auto").is_ok());
-        assert!(device("tpu").is_err());
+        assert_eq!("cuda:3".parse(), Ok(DeviceName::Cuda(3)));
+        let err = device("tpu").unwrap_err().to_string();
+        assert!(err.ends_with("device = \"tpu\": allowed auto, cpu, cuda, cuda:N"), "{err}");
         if !tch::Cuda::is_available() {
             assert!(device("cuda:0").is_err());
         }

@@ -188,6 +188,34 @@ impl std::fmt::Debug for Network {
     }
 }
 
+/// How many values (weights, biases, batch-norm statistics) [`Network::new`] allocates for
+/// `config`, counted without allocating them, so that a checkpoint whose metadata claims a net
+/// far larger than its tensors is refused before that net is built. It follows the layers of
+/// [`Network::new`] one for one (a test compares the two).
+pub fn value_count(config: &NetConfig) -> usize {
+    let conv =
+        |cin: usize, cout: usize, k: usize, bias: bool| cin * cout * k * k + if bias { cout } else { 0 };
+    let bn = |c: usize| 4 * c;
+    let linear = |cin: usize, cout: usize| cin * cout + cout;
+    let sh = config.shape;
+    let (c, k, h, v) = (sh.channels, sh.pool_channels, sh.head_channels, sh.value_channels);
+    let block = |i: usize| {
+        let pool = if sh.is_pool_block(i) { conv(c, k, 3, false) + bn(k) + linear(3 * k, c) } else { 0 };
+        2 * (bn(c) + conv(c, c, 3, false)) + pool
+    };
+    let slides = config.has_slides();
+    let stem = conv(config.planes, c, 3, false) + config.globals * c;
+    let trunk = (0..sh.blocks).map(block).sum::<usize>() + bn(c);
+    let policy = 2 * conv(c, h, 1, false)
+        + 2 * bn(h)
+        + linear(3 * h, h)
+        + conv(h, if slides { 9 } else { 1 }, 1, false)
+        + linear(3 * h, if slides { 2 } else { 1 });
+    let value =
+        conv(c, v, 1, false) + bn(v) + conv(v, 1, 1, true) + linear(3 * v, v) + linear(v, 3) + linear(v, 2);
+    stem + trunk + policy + value
+}
+
 impl Network {
     /// A freshly initialised network on `device`.
     pub fn new(config: NetConfig, device: Device) -> Result<Network, NnError> {
@@ -359,6 +387,23 @@ mod tests {
             assert_eq!(out.score_mean.size(), [3]);
             assert_eq!(out.score_log_spread.size(), [3]);
             assert_eq!(out.ownership.size(), [3, 5, 5]);
+        }
+    }
+
+    #[test]
+    fn the_value_count_is_that_of_the_built_net() {
+        let shapes = [
+            NetShape::tiny(),
+            NetShape { blocks: 3, pool_every: 2, pool_channels: 5, head_channels: 7, ..NetShape::tiny() },
+            NetShape { blocks: 4, pool_every: 0, value_channels: 3, ..NetShape::tiny() },
+        ];
+        for rules in ["ttakji,size=5", "sligo,size=4", "loose,size=7"] {
+            for shape in shapes {
+                let cfg = NetConfig::new(&rules.parse::<Rules>().unwrap(), shape);
+                let net = Network::new(cfg, Device::Cpu).unwrap();
+                let built: i64 = net.named_variables().iter().map(|(_, t)| t.numel() as i64).sum();
+                assert_eq!(value_count(&cfg) as i64, built, "{rules} {shape:?}");
+            }
         }
     }
 

@@ -219,6 +219,17 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_device_is_bad_input_naming_the_key_and_the_values() {
+        match parse("[train]\ndevice = \"tpu\"\n") {
+            Err(Error::Input(m)) => {
+                assert_eq!(m, "[train] device = \"tpu\": allowed auto, cpu, cuda, cuda:N")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse("[train]\ndevice = \"cuda:1\"\n").unwrap().train.device, "cuda:1");
+    }
+
+    #[test]
     fn shipped_configs_parse() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs");
         let mut n = 0;

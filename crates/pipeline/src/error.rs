@@ -80,7 +80,12 @@ impl From<TrainError> for Error {
     }
 }
 
-/// Writes `bytes` to `path` under a temporary name, then renames it.
+/// Writes `bytes` to `path` by hane's one policy for output files
+/// ([`hane_data::shard::write_atomic`]): nothing there or a regular file is replaced atomically
+/// (a temporary file beside it, then a rename); a symbolic link stays a link and the file it
+/// leads to is replaced so; a character device or a FIFO (`/dev/stdout`) is opened and written
+/// through, so `/dev/full` is a write error; a folder, a socket or anything else that is not a
+/// regular file is refused. A file that is not regular is never replaced.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     hane_data::shard::write_atomic(path, bytes).map_err(|e| match e {
         ShardError::Io(path, source) => Error::Io { path, source },
@@ -88,7 +93,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     })
 }
 
-/// Writes `value` as pretty JSON to `path` under a temporary name, then renames it.
+/// Writes `value` as pretty JSON to `path`, by the policy of [`write_file`].
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::io(path, std::io::Error::other(e)))?;
     write_file(path, text.as_bytes())

@@ -53,12 +53,20 @@ fn pack_number(path: &Path) -> Option<u64> {
     stem.strip_prefix('p').filter(|n| n.len() == 8).and_then(|n| n.parse().ok())
 }
 
-/// The files of `dir` with extension `ext`.
-fn files(dir: &Path, ext: &str) -> std::io::Result<Vec<PathBuf>> {
+/// The files of `dir` with extension `ext`, each a regular file (or a link to one): a folder
+/// or another node named like a game's shard or SGF is an error naming it, never a finished
+/// game.
+fn files(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let p = e.map_err(io(dir))?.path();
         if p.extension().is_some_and(|x| x == ext) {
+            if !std::fs::metadata(&p).map_err(io(&p))?.is_file() {
+                return Err(format!(
+                    "{}: not a regular file, where self-play keeps its games' files",
+                    p.display()
+                ));
+            }
             out.push(p);
         }
     }
@@ -94,7 +102,7 @@ impl Packs {
     ) -> Result<(Packs, HashSet<u64>), String> {
         let mut w = Waiting::default();
         let mut committed = HashSet::new();
-        for p in files(sgfs, "sgf").map_err(io(sgfs))? {
+        for p in files(sgfs, "sgf")? {
             let Some(n) = pack_number(&p) else { continue };
             committed.insert(n);
             w.next = w.next.max(n + 1);
@@ -109,14 +117,14 @@ impl Packs {
                 }
             }
         }
-        for p in files(shards, "npz").map_err(io(shards))? {
+        for p in files(shards, "npz")? {
             match pack_number(&p) {
                 Some(n) if !committed.contains(&n) => remove(&p)?,
                 Some(n) => w.next = w.next.max(n + 1),
                 None => {}
             }
         }
-        for p in files(sgfs, "sgf").map_err(io(sgfs))? {
+        for p in files(sgfs, "sgf")? {
             let Some(name) = p.file_stem().and_then(|s| s.to_str()).and_then(|s| s.parse::<GameName>().ok())
             else {
                 continue;

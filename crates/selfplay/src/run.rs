@@ -1,8 +1,9 @@
 //! A whole self-play job: folders, resuming, the inference thread, the workers, counters.
 //!
 //! Output layout under the run directory: `shards/gNNNNNNNN.npz` (the training rows of game
-//! N, if it has any) and `sgf/gNNNNNNNN.sgf`. A game counts as finished once its SGF exists;
-//! both files are written to a temporary name and renamed, the shard first, so a killed run
+//! N, if it has any) and `sgf/gNNNNNNNN.sgf`. A game counts as finished once its SGF exists
+//! as a regular file (a folder or another node named like a game's SGF or shard stops the run
+//! with an error naming it); both files are written to a temporary name and renamed, the shard first, so a killed run
 //! loses only the games in flight and a rerun plays exactly the unfinished game numbers
 //! again (each game's randomness comes from the run seed and its number). With
 //! [`SelfplayConfig::pack_rows`] finished games are then packed, many to a file

@@ -316,3 +316,16 @@ fn packed_games_are_each_in_one_pack_and_a_crash_at_any_step_is_repaired() {
         std::fs::remove_dir_all(d).ok();
     }
 }
+
+#[test]
+fn a_folder_in_place_of_a_games_file_is_an_error_naming_it() {
+    for (folder, name) in [("sgf", "g00000000.sgf"), ("shards", "g00000000.npz")] {
+        let out = tmp(&format!("not-a-file-{folder}"));
+        let taken = out.join(folder).join(name);
+        std::fs::create_dir_all(&taken).unwrap();
+        let err = play_uniform(&small("ttakji,size=5"), 2, &out).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("{}: not a regular file", taken.display())), "{err}");
+        assert!(taken.is_dir(), "left as it was");
+        std::fs::remove_dir_all(&out).ok();
+    }
+}

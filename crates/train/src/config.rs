@@ -140,7 +140,8 @@ pub struct TrainConfig {
     pub seed: u64,
     /// libtorch intra-op threads (0: one per core; 0..=1024).
     pub threads: usize,
-    /// `auto` (CUDA when present), `cpu`, `cuda` or `cuda:N`.
+    /// `auto` (CUDA when present), `cpu`, `cuda` or `cuda:N` (another value is refused when
+    /// the config is read; a CUDA device that is not there, when training starts).
     pub device: String,
 }
 
@@ -207,6 +208,7 @@ impl TrainConfig {
         in_range("shuffle_rows", self.shuffle_rows, 1..=10_000_000)?;
         in_range("keep_checkpoints", self.keep_checkpoints, 1..=10_000)?;
         in_range("threads", self.threads, 0..=1024)?;
+        self.device.parse::<hane_nn::DeviceName>()?;
         positive("lr", self.lr, 10.0)?;
         positive("lr_gamma", self.lr_gamma, 10.0)?;
         positive("adam_eps", self.adam_eps, 1.0)?;

@@ -157,8 +157,9 @@ impl SgfGame {
         Ok(rec)
     }
 
-    /// The initial state: validated rules and the handicap placed.
-    fn start(&self) -> Result<GameState, SgfError> {
+    /// The initial state: validated rules and the handicap placed, if the game has one (a
+    /// game without `AB` starts on the empty board with Black to move).
+    pub fn start(&self) -> Result<GameState, SgfError> {
         self.rules.validate().map_err(|e| SgfError::new(format!("invalid rules: {e}")))?;
         let mut g = GameState::new(self.rules);
         if !self.handicap.is_empty() {

@@ -72,8 +72,9 @@ pub struct SolveOptions {
     pub progress_every: u64,
     /// Give up after this many nodes.
     pub node_limit: u64,
-    /// Give up at the next progress report once this is set (from another thread, e.g. a
-    /// signal handler), as at the node limit: [`SolveError::Unfinished`].
+    /// Give up once this is set (from another thread, e.g. a signal handler), as at the node
+    /// limit ([`SolveError::Unfinished`]): it is polled at each progress report and every few
+    /// thousand nodes.
     pub stop: Option<Arc<AtomicBool>>,
 }
 

@@ -569,8 +569,7 @@ impl Engine {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot load file: {e}"))?;
                 let sgf = SgfGame::parse(&text).map_err(|e| e.to_string())?;
                 self.note_rules(&sgf.rules)?;
-                let mut game =
-                    GameState::with_handicap(sgf.rules, &sgf.handicap).map_err(|e| e.to_string())?;
+                let mut game = sgf.start().map_err(|e| e.to_string())?;
                 let mut history = Vec::new();
                 for (i, t) in sgf.turns.iter().enumerate() {
                     if upto.is_some_and(|m| i + 1 >= m) {

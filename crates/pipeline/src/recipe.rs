@@ -59,9 +59,9 @@ impl Recipe {
             komi_stdev: round2(0.8 * n as f64),
             komi_wide: round2(1.5 / n as f64),
             opening_moves: 2.0,
-            temperature_halflife: ((n + 1) / 2) as f64,
+            temperature_halflife: n.div_ceil(2) as f64,
             window_min_rows: 800 * area,
-            blocks: (n + 1) / 2,
+            blocks: n.div_ceil(2),
             channels: 8 * n.saturating_sub(1).max(1),
             games: ((10_000.0 / area as f64).round() as u64).max(1),
         }

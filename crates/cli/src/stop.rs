@@ -51,7 +51,12 @@ pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
         match (signals.fetch_add(1, Ordering::SeqCst), second) {
             (0, Second::Exit) => eprintln!("\nstopping {what} (Ctrl-C again to quit now)"),
             (0, Second::Wait) => eprintln!("\nstopping {what}"),
-            (_, Second::Exit) => std::process::exit(130),
+            (_, Second::Exit) => {
+                // Destructors do not run: GTP engines in process groups of their own would
+                // outlive the exit.
+                hane_eval::gtp::kill_all();
+                std::process::exit(130)
+            }
             (_, Second::Wait) => eprintln!("\nstill stopping {what}: libtorch must finish first"),
         }
     })

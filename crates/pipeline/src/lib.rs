@@ -18,6 +18,7 @@ pub mod gtp;
 pub mod input;
 pub mod katago_rules;
 pub mod komi;
+pub mod match_report;
 pub mod play;
 pub mod players;
 pub mod recipe;

@@ -2,44 +2,10 @@
 //! small file whose central directory lists one big member many times (under other names)
 //! once made a read allocate the member once per entry.
 
-// A global allocator is the one way to see every allocation of a read.
-#![allow(unsafe_code)]
+mod common;
 
+use common::peak_of;
 use hane_data::npz::{self, Array, Compression};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The system allocator, counting the bytes held now and the most held since a reset.
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = NOW.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-        PEAK.fetch_max(now, Ordering::SeqCst);
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        NOW.fetch_sub(layout.size(), Ordering::SeqCst);
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The most bytes held at once while `f` runs, beyond those held before.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = NOW.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
-    let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - before)
-}
 
 /// `bytes` (an archive of one member, `a.npy`) with `copies` more central directory entries
 /// named `b.npy`, `c.npy`... that point at the same member's bytes.

@@ -6,11 +6,13 @@
 //!
 //! The safe points: self-play's workers before each batch of leaves (games in flight are
 //! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
-//! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]);
-//! the komi estimate before each evaluation; the solver at its progress reports. Files are only
-//! ever written whole (a temporary name, then a rename), so stopping at any of these points
-//! leaves the last finished game, step or evaluation on disk and nothing partial, and a
-//! rerun of a resumable command continues from there.
+//! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]) or
+//! during a wait for a GTP engine, which is killed ([`hane_eval::gtp`]); the komi estimate
+//! before each evaluation; the solver at its progress reports. Files are only ever written
+//! whole (a temporary name, then a rename), so stopping at any of these points leaves the
+//! last finished game, step or evaluation on disk and no half-written file (`match --json`
+//! and `komi` write what they finished in a report marked partial), and a rerun of a
+//! resumable command continues from there.
 //!
 //! Why the handler does not exit: it runs on a thread of its own, and `std::process::exit`
 //! there runs libtorch's static destructors while another thread may be inside a

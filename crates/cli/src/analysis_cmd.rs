@@ -7,6 +7,7 @@
 //! keys hane has ([`hane_pipeline::katago_cfg`]); the others are named in one warning on
 //! stderr.
 
+use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::Rules;
@@ -78,7 +79,7 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
             .map_err(|e| Failure::input(format!("-config {}: {e}", path.display())))?;
         let (kv, bad) = katago_cfg::pairs(&text);
         if !bad.is_empty() {
-            eprintln!("hane: -config {}: lines without `=` ignored: {bad:?}", path.display());
+            errln!("hane: -config {}: lines without `=` ignored: {bad:?}", path.display());
         }
         pairs.extend(kv);
     }
@@ -92,7 +93,7 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
         }
     }
     if !ignored.is_empty() {
-        eprintln!("hane: config keys hane does not have, ignored: {}", ignored.join(", "));
+        errln!("hane: config keys hane does not have, ignored: {}", ignored.join(", "));
     }
     Ok(cfg)
 }
@@ -101,7 +102,7 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = engine_config(&a)?;
     if a.human_model.is_some() {
-        eprintln!("hane: -human-model: hane has no human-style model; ignored");
+        errln!("hane: -human-model: hane has no human-style model; ignored");
     }
     let rules: Rules = match (&a.rules, &a.model) {
         (Some(r), _) => r.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?,

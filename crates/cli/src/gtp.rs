@@ -1,6 +1,7 @@
 //! `hane gtp`: a GTP version 2 engine on stdin/stdout ([`hane_pipeline::gtp`] has the
 //! commands and their rules).
 
+use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::Rules;
@@ -46,7 +47,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     };
     let brain = Brain::new(a.model.as_deref(), rules, visits, a.seed)?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
-        eprintln!("hane: {note}");
+        errln!("hane: {note}");
     }
     let mut engine = Engine::new(rules, brain);
     serve(&mut engine, std::io::BufReader::new(std::io::stdin()), std::io::stdout().lock()).map_err(|e| {

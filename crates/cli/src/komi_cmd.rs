@@ -3,9 +3,10 @@
 //! solver` (tiny boards) the exact solution is the evaluator, so the estimate is the exact fair
 //! komi. Writes `komi.json` and `komi.png` into `--out`.
 //!
-//! Ctrl-C or SIGTERM abandons the estimate before its next evaluation (the sweep before its
-//! next game, the solver within a few thousand nodes) and exits with code 130, writing
-//! nothing.
+//! Ctrl-C or SIGTERM stops the estimate before its next evaluation (the sweep before its next
+//! game, the solver within a few thousand nodes) and exits with code 130, writing the
+//! evaluations and sweep values finished to `komi.json`, marked partial; the same command
+//! then reuses them and goes on.
 
 use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
@@ -13,7 +14,9 @@ use crate::stop::{self, Second};
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_mcts::MAX_VISITS;
-use hane_pipeline::komi::{komi_report, summary_line, write_report, KomiSettings, Method};
+use hane_pipeline::komi::{
+    komi_report, resume, save_partial, summary_line, write_report, KomiArgs, KomiSettings, Method,
+};
 use hane_pipeline::Error;
 use std::path::PathBuf;
 
@@ -68,12 +71,22 @@ pub fn run(a: Args) -> Result<(), Failure> {
         sweep_visits: a.sweep_visits,
         seed: a.seed,
     };
-    let report = komi_report(&rules, &method, settings, &stop::stop(), &mut |l| errln!("{l}")).map_err(
-        |e| match e {
-            Error::Interrupted => stop::interrupted("the estimate was abandoned"),
-            e => Failure::from(e),
-        },
-    )?;
+    let args = KomiArgs::new(&rules, &method, &settings);
+    let mut progress = resume(&a.out, &args)?;
+    if !progress.evaluations.is_empty() {
+        let (n, m) = (progress.evaluations.len(), progress.sweep.len());
+        errln!("resuming: {n} evaluations and {m} sweep komi values already made");
+    }
+    let made = komi_report(&rules, &method, settings, &stop::stop(), &mut progress, &mut |l| errln!("{l}"));
+    let report = made.or_else(|e| match e {
+        Error::Interrupted => {
+            save_partial(&a.out, &args, &progress)?;
+            let file = a.out.join("komi.json");
+            let n = progress.evaluations.len();
+            Err(stop::interrupted(&format!("{n} evaluations written to {}; {}", file.display(), stop::RERUN)))
+        }
+        e => Err(Failure::from(e)),
+    })?;
     write_report(&report, &a.out)?;
     outln!("{}: {}", rules, summary_line(&report));
     outln!("report: {}", a.out.join("komi.json").display());

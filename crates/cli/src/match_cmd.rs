@@ -2,20 +2,27 @@
 //! engine), refereed and scored by hane's rules. Colours alternate and each pair of games
 //! shares a random opening with the colours swapped. Prints a line per game, then a table with
 //! the second player's Elo relative to the first (95% interval); `--json` also writes the
-//! report. Ctrl-C or SIGTERM abandons the game in flight before its next move and exits with
-//! code 130, writing no report.
+//! report. Ctrl-C or SIGTERM abandons the game in flight before its next move (or the wait
+//! for a GTP engine's answer, killing it) and exits with code 130; with `--json` the games
+//! finished are written, marked partial, and the same command resumes after them
+//! ([`hane_pipeline::match_report`]). A GTP engine that does not answer within
+//! `--gtp-timeout` is killed and loses the game by forfeit.
 
 use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
 use hane_engine::range::in_range;
-use hane_eval::arena::{run_match, tally, MatchSettings};
+use hane_eval::arena::{play_on, tally, MatchReport, MatchSettings};
 use hane_eval::elo::Wdl;
+use hane_eval::gtp::{GtpLimits, DEFAULT_TIMEOUT};
+use hane_eval::referee::{GameResult, Player};
 use hane_mcts::MAX_VISITS;
+use hane_pipeline::match_report::{self, MatchArgs};
 use hane_pipeline::players::player;
 use hane_pipeline::Stoppable;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `hane match`.
 #[derive(clap::Args)]
@@ -43,6 +50,10 @@ pub struct Args {
     /// Write the report (every game, the totals and the Elo) as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Seconds a GTP engine has to answer one command (a move); one that does not answer in
+    /// time is killed and loses the game by forfeit (0.1..=86400).
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT.as_secs_f64())]
+    gtp_timeout: f64,
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -50,38 +61,77 @@ pub fn run(a: Args) -> Result<(), Failure> {
     in_range("--games", a.games, 1..=100_000).map_err(Failure::input)?;
     in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
     in_range("--opening-turns", a.opening_turns, 0..=1000).map_err(Failure::input)?;
+    in_range("--gtp-timeout", a.gtp_timeout, 0.1..=86_400.0).map_err(Failure::input)?;
+    let args = MatchArgs {
+        rules: rules.to_string(),
+        a: a.a.clone(),
+        b: a.b.clone(),
+        games: a.games,
+        visits: a.visits,
+        opening_turns: a.opening_turns,
+        seed: a.seed,
+    };
+    let mut games = match &a.json {
+        Some(file) => match_report::resume(file, &args)?,
+        None => Vec::new(),
+    };
+    if !games.is_empty() {
+        errln!("resuming: {} of {} games already played", games.len(), a.games);
+    }
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
     let nets = [&a.a, &a.b].iter().any(|p| p.starts_with("model:"));
     stop::install("before the next move", if nets { Second::Wait } else { Second::Exit })?;
-    let mut pa = player(&a.a, &rules, a.visits, a.seed)?;
-    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32))?;
+    let stop = stop::stop();
+    let gtp = GtpLimits { timeout: Duration::from_secs_f64(a.gtp_timeout), stop: Some(stop.flag()) };
+    let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp)?;
+    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp)?;
     let settings = MatchSettings { games: a.games, opening_turns: a.opening_turns, seed: a.seed };
     let mut w = Wdl::default();
-    let stop = stop::stop();
+    for (i, g) in games.iter().enumerate() {
+        tally(&mut w, i as u32, g);
+    }
     let pa = &mut Stoppable { player: pa.as_mut(), stop: &stop };
     let pb = &mut Stoppable { player: pb.as_mut(), stop: &stop };
-    let report = run_match(&rules, pa, pb, &settings, &mut |i, g| {
+    let played = play_on(&rules, pa, pb, &settings, &mut games, &mut |i, g| {
         tally(&mut w, i, g);
-        errln!(
-            "game {}/{}: {} (B) vs {} (W): {} by {:.1} in {} turns; first player {}-{}-{}",
-            i + 1,
-            a.games,
-            g.black,
-            g.white,
-            g.winner,
-            g.margin_black.abs(),
-            g.turns,
-            w.wins,
-            w.draws,
-            w.losses
-        );
-    })
-    .map_err(|e| match stop.game_error(e) {
-        hane_pipeline::Error::Interrupted => {
-            stop::interrupted("the match was not finished, and no report was written")
-        }
+        errln!("{}", game_line(i, a.games, g, &w));
+    });
+    let report = MatchReport::of(&rules, pa.name(), pb.name(), games);
+    let partial = played.is_err();
+    if let Some(file) = &a.json {
+        match_report::save(file, &args, &report, partial)?;
+    }
+    played.map_err(|e| match stop.game_error(e) {
+        hane_pipeline::Error::Interrupted => stop::interrupted(&match &a.json {
+            Some(file) => format!(
+                "{} finished games written to {}; {}",
+                report.games.len(),
+                file.display(),
+                stop::RERUN
+            ),
+            None => "the match was not finished (--json keeps the finished games)".into(),
+        }),
         e => Failure::from(e),
     })?;
     outln!("{}", report.table().trim_end());
-    crate::write_json(a.json.as_deref(), &report)
+    Ok(())
+}
+
+/// The line printed after game `i` of `games`, with the first player's results `w` so far.
+fn game_line(i: u32, games: u32, g: &GameResult, w: &Wdl) -> String {
+    let by = match &g.forfeit {
+        Some(why) => format!("forfeit ({why})"),
+        None => format!("{:.1}", g.margin_black.abs()),
+    };
+    format!(
+        "game {}/{games}: {} (B) vs {} (W): {} by {by} in {} turns; first player {}-{}-{}",
+        i + 1,
+        g.black,
+        g.white,
+        g.winner,
+        g.turns,
+        w.wins,
+        w.draws,
+        w.losses
+    )
 }

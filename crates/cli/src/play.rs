@@ -3,6 +3,7 @@
 //! `--visits` visits per decision, evaluated by the net of `--model` (a checkpoint for these
 //! rules) or by random rollouts.
 
+use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::{Color, GameState, Rules};
@@ -44,7 +45,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
     let mut brain = Brain::new(a.model.as_deref(), rules, a.visits, a.seed)?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
-        eprintln!("hane: {note}");
+        errln!("hane: {note}");
     }
     let mut out = io::stdout().lock();
     play(GameState::new(rules), human, &mut brain, io::stdin().lock(), &mut out)

@@ -6,11 +6,13 @@
 //!
 //! The safe points: self-play's workers before each batch of leaves (games in flight are
 //! dropped, finished games are kept); the trainer between steps (it then writes a checkpoint
-//! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]);
-//! the komi estimate before each evaluation; the solver every few thousand nodes. Files are only
-//! ever written whole (a temporary name, then a rename), so stopping at any of these points
-//! leaves the last finished game, step or evaluation on disk and nothing partial, and a
-//! rerun of a resumable command continues from there.
+//! of the last finished step); match games before each move ([`hane_pipeline::Stoppable`]) or
+//! during a wait for a GTP engine, which is killed ([`hane_eval::gtp`]); the komi estimate
+//! before each evaluation; the solver every few thousand nodes. Files are only ever written
+//! whole (a temporary name, then a rename), so stopping at any of these points leaves the
+//! last finished game, step or evaluation on disk and no half-written file (`match --json`
+//! and `komi` write what they finished in a report marked partial), and a rerun of a
+//! resumable command continues from there.
 //!
 //! Why the handler does not exit: it runs on a thread of its own, and `std::process::exit`
 //! there runs libtorch's static destructors while another thread may be inside a
@@ -52,7 +54,12 @@ pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
         match (signals.fetch_add(1, Ordering::SeqCst), second) {
             (0, Second::Exit) => errln!("\nstopping {what} (Ctrl-C again to quit now)"),
             (0, Second::Wait) => errln!("\nstopping {what}"),
-            (_, Second::Exit) => std::process::exit(130),
+            (_, Second::Exit) => {
+                // Destructors do not run: GTP engines in process groups of their own would
+                // outlive the exit.
+                hane_eval::gtp::kill_all();
+                std::process::exit(130)
+            }
             (_, Second::Wait) => errln!("\nstill stopping {what}: libtorch must finish first"),
         }
     })

@@ -7,6 +7,14 @@
 //! reader goes by the central directory (with numpy's zip64 fields), checks it against the
 //! file's length and every size before use, and refuses a member that unpacks beyond its
 //! announced size, so a hostile file gives an error, never a panic or a huge allocation.
+//!
+//! What bounds the memory a read takes: members may not share or overlap their bytes, nor
+//! repeat a name (numpy would read the last of two `policy_nm.npy`, this reader the first);
+//! a member may announce at most [`MAX_RATIO`] times its packed size (deflate's own limit), and
+//! exactly the size its `.npy` header's shape and type give, which is checked after the header
+//! alone is unpacked. So a read holds at most the sum of the sizes of members whose packed
+//! bytes are all distinct parts of the file: a few hundred times the file's length at worst,
+//! however many central directory entries it has.
 
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -224,6 +232,18 @@ const END: u32 = 0x0605_4b50;
 /// The largest array the reader unpacks (a 19x19 shard of 100,000 rows is about 1 GB).
 const MAX_MEMBER: u64 = 2 << 30;
 
+/// The most bytes a deflate stream unpacks to per packed byte (258 bytes per 2 bits, plus
+/// rounding: 1032), so a member announcing more is refused before anything is unpacked.
+pub const MAX_RATIO: u64 = 1032;
+
+/// Bytes a member may announce beyond [`MAX_RATIO`] times its packed size: a tiny stream's
+/// fixed overhead.
+const RATIO_SLACK: u64 = 1024;
+
+/// The longest `.npy` header read (numpy writes under a hundred bytes; its own limit is
+/// 10,000).
+const MAX_HEADER: usize = 1 << 16;
+
 /// Why an archive could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NpzError(pub String);
@@ -274,6 +294,8 @@ struct Entry {
     packed: u64,
     size: u64,
     offset: u64,
+    /// Where the next member (or the central directory) starts: this one's bytes end before.
+    limit: u64,
 }
 
 fn read_exact<R: Read>(r: &mut R, n: u64) -> Result<Vec<u8>, NpzError> {
@@ -304,7 +326,9 @@ fn entries<R: Read + Seek>(r: &mut R) -> Result<Vec<Entry>, NpzError> {
     }
     r.seek(SeekFrom::Start(cd_offset))?;
     let cd = read_exact(r, cd_size)?;
-    let mut out = Vec::with_capacity(usize::from(count));
+    // Each entry takes 46 bytes at least: a count beyond what the directory holds reserves no
+    // more (a fuzzed count of 65,535 once reserved 4 MiB for a 1.5 kB file).
+    let mut out = Vec::with_capacity(usize::from(count).min(cd.len() / 46));
     let mut at = 0;
     for _ in 0..count {
         let f = Fields(cd.get(at..at + 46).ok_or(NpzError("central directory truncated".into()))?);
@@ -327,15 +351,57 @@ fn entries<R: Read + Seek>(r: &mut R) -> Result<Vec<Entry>, NpzError> {
             packed: u64::from(f.u32(20)),
             size: u64::from(f.u32(24)),
             offset: u64::from(f.u32(42)),
+            limit: cd_offset,
         };
         zip64_sizes(&var[name_len..name_len + extra_len], &mut e)?;
+        check_ratio(&e)?;
         out.push(e);
         at += 46 + name_len + extra_len + comment_len;
     }
     if out.is_empty() {
         return bad("no arrays");
     }
+    disjoint(&mut out)?;
     Ok(out)
+}
+
+/// Refuses a member that announces more than its packed bytes can unpack to: as many for a
+/// stored one, [`MAX_RATIO`] times as many (and at most [`MAX_MEMBER`]) for a deflated one.
+fn check_ratio(e: &Entry) -> Result<(), NpzError> {
+    let (name, size, packed) = (&e.name, e.size, e.packed);
+    if size > MAX_MEMBER || packed > MAX_MEMBER {
+        return bad(format!("{name}: {size} bytes, more than an array may hold"));
+    }
+    let most = match e.method {
+        0 => packed,
+        _ => packed.saturating_mul(MAX_RATIO).saturating_add(RATIO_SLACK),
+    };
+    if size > most {
+        return bad(format!("{name}: announces {size} bytes from {packed} packed, more than they can hold"));
+    }
+    Ok(())
+}
+
+/// Refuses members that repeat a name or share bytes (a local header or data), and sets each
+/// member's [`Entry::limit`]: the offset of the member after it.
+fn disjoint(entries: &mut [Entry]) -> Result<(), NpzError> {
+    let mut names = std::collections::HashSet::new();
+    if let Some(e) = entries.iter().find(|e| !names.insert(e.name.as_str())) {
+        return bad(format!("{}: listed twice", e.name));
+    }
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].offset);
+    for k in (0..order.len()).rev() {
+        let e = &entries[order[k]];
+        let limit = order.get(k + 1).map_or(e.limit, |&j| entries[j].offset);
+        // The local header is 30 bytes and the name, at least.
+        let least = (30 + e.name.len() as u64).saturating_add(e.packed);
+        if e.offset.saturating_add(least) > limit {
+            return bad(format!("{}: its bytes overlap another member's or the directory", e.name));
+        }
+        entries[order[k]].limit = limit;
+    }
+    Ok(())
 }
 
 /// Replaces the sizes and offset a zip64 extra field stands in for (`numpy.savez` writes
@@ -363,9 +429,6 @@ fn zip64_sizes(mut extra: &[u8], e: &mut Entry) -> Result<(), NpzError> {
 /// The array of member `e`, unpacked; its CRC-32 is checked when `verify`.
 fn member<R: Read + Seek>(r: &mut R, e: &Entry, verify: bool) -> Result<Array, NpzError> {
     let name = &e.name;
-    if e.size > MAX_MEMBER || e.packed > MAX_MEMBER {
-        return bad(format!("{name}: {} bytes, more than an array may hold", e.size));
-    }
     r.seek(SeekFrom::Start(e.offset))?;
     let head = read_exact(r, 30)?;
     let head = Fields(&head);
@@ -384,30 +447,73 @@ fn member<R: Read + Seek>(r: &mut R, e: &Entry, verify: bool) -> Result<Array, N
     {
         return bad(format!("{name}: the local header disagrees with the central directory"));
     }
-    r.seek(SeekFrom::Current(i64::from(head.u16(26)) + i64::from(head.u16(28))))?;
-    let packed = read_exact(r, e.packed)?;
-    let body = match e.method {
-        0 => packed,
-        8 => {
-            // One byte more than announced, so a member that inflates past its size is caught
-            // without unpacking the rest of a bomb.
-            let mut body = Vec::with_capacity(e.size.min(64 << 20) as usize);
-            flate2::read::DeflateDecoder::new(&packed[..])
-                .take(e.size + 1)
-                .read_to_end(&mut body)
-                .map_err(|err| NpzError(format!("{name}: {err}")))?;
-            body
-        }
-        m => return bad(format!("{name}: compression method {m} (only stored and deflated)")),
-    };
-    if body.len() as u64 != e.size {
-        return bad(format!("{name}: {} bytes unpacked, {} announced", body.len(), e.size));
+    let start = e.offset + 30 + u64::from(head.u16(26)) + u64::from(head.u16(28));
+    if start + e.packed > e.limit {
+        return bad(format!("{name}: its bytes overlap another member's or the directory"));
     }
-    if verify && crc32(&body) != e.crc {
-        return bad(format!("{name}: CRC mismatch"));
-    }
+    r.seek(SeekFrom::Start(start))?;
+    let packed = r.take(e.packed);
     let Some(stem) = name.strip_suffix(".npy") else { return bad(format!("{name}: not an .npy member")) };
-    parse_npy(stem, &body)
+    let crc = verify.then_some(e.crc);
+    match e.method {
+        0 => read_npy(stem, packed, e.size, crc),
+        8 => read_npy(stem, flate2::read::DeflateDecoder::new(packed), e.size, crc),
+        m => bad(format!("{name}: compression method {m} (only stored and deflated)")),
+    }
+    .map_err(|err| NpzError(format!("{name}: {}", err.0)))
+}
+
+/// Reads `n` bytes of `src` into `out`, adding them to `crc`.
+fn read_into(src: &mut impl Read, out: &mut [u8], crc: &mut Crc32) -> Result<(), NpzError> {
+    src.read_exact(out).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => NpzError("unpacks to fewer bytes than announced".into()),
+        _ => NpzError(e.to_string()),
+    })?;
+    crc.update(out);
+    Ok(())
+}
+
+/// Unpacks an `.npy` array of `size` bytes from `src`: its header first, whose shape and type
+/// must account for exactly `size` bytes, then its data, into one buffer of that size that
+/// fills as the data comes. The data's CRC-32 must be `crc` if given.
+fn read_npy(name: &str, mut src: impl Read, size: u64, crc: Option<u32>) -> Result<Array, NpzError> {
+    let mut sum = Crc32::default();
+    let mut lead = [0u8; 10];
+    read_into(&mut src, &mut lead, &mut sum)?;
+    if lead[..6] != *b"\x93NUMPY" {
+        return bad("not an npy array");
+    }
+    let mut hlen = usize::from(u16::from_le_bytes([lead[8], lead[9]]));
+    let mut prefix = 10;
+    if lead[6] != 1 {
+        let mut high = [0u8; 2];
+        read_into(&mut src, &mut high, &mut sum)?;
+        hlen += usize::from(u16::from_le_bytes(high)) << 16;
+        prefix = 12;
+    }
+    if hlen > MAX_HEADER {
+        return bad(format!("an npy header of {hlen} bytes"));
+    }
+    let mut header = vec![0u8; hlen];
+    read_into(&mut src, &mut header, &mut sum)?;
+    let header = std::str::from_utf8(&header).or(bad("header not UTF-8"))?;
+    let (dtype, shape) = parse_header(header)?;
+    let count = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    let bytes = count.and_then(|n| n.checked_mul(dtype.size()));
+    let whole = bytes.and_then(|b| b.checked_add(prefix + hlen));
+    if whole.map(|w| w as u64) != Some(size) {
+        return bad(format!("shape {shape:?} does not match the {size} bytes announced"));
+    }
+    // Zeroed memory is mapped lazily: only the pages the data reaches are touched.
+    let mut data = vec![0u8; bytes.unwrap_or(0)];
+    read_into(&mut src, &mut data, &mut sum)?;
+    if src.read(&mut [0u8; 1])? != 0 {
+        return bad(format!("unpacks beyond the {size} bytes announced"));
+    }
+    if crc.is_some_and(|c| c != sum.finish()) {
+        return bad("CRC mismatch");
+    }
+    Ok(Array { name: name.into(), dtype, shape, data })
 }
 
 /// Reads every array of an `.npz` (stored or deflated members, as [`write`] and `numpy`
@@ -424,65 +530,27 @@ pub fn read_one<R: Read + Seek>(r: &mut R, name: &str) -> Result<Array, NpzError
     member(r, e, true)
 }
 
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], NpzError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
-        let Some(end) = end else { return bad("truncated") };
-        let s = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(s)
-    }
-
-    fn u16(&mut self) -> Result<u16, NpzError> {
-        let b = self.take(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-
-    fn u32(&mut self) -> Result<u32, NpzError> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-}
-
-fn parse_npy(name: &str, body: &[u8]) -> Result<Array, NpzError> {
-    let mut c = Cursor { data: body, pos: 0 };
-    if c.take(6)? != b"\x93NUMPY" {
-        return bad(format!("{name}: not an npy array"));
-    }
-    let version = c.take(2)?;
-    let hlen = if version[0] == 1 { c.u16()? as usize } else { c.u32()? as usize };
-    let header = std::str::from_utf8(c.take(hlen)?).or(bad(format!("{name}: header not UTF-8")))?;
+/// The type and shape an `.npy` header gives.
+fn parse_header(header: &str) -> Result<(Dtype, Vec<usize>), NpzError> {
     let field = |key: &str| -> Result<&str, NpzError> {
-        let i = header.find(key).ok_or_else(|| NpzError(format!("{name}: no {key} in header")))?;
+        let i = header.find(key).ok_or_else(|| NpzError(format!("no {key} in header")))?;
         Ok(&header[i + key.len()..])
     };
     let descr = field("'descr': '")?;
     let descr = &descr[..descr.find('\'').unwrap_or(descr.len())];
-    let dtype =
-        Dtype::from_descr(descr).ok_or_else(|| NpzError(format!("{name}: dtype {descr} unsupported")))?;
+    let dtype = Dtype::from_descr(descr).ok_or_else(|| NpzError(format!("dtype {descr} unsupported")))?;
     if field("'fortran_order': ")?.starts_with("True") {
-        return bad(format!("{name}: Fortran order unsupported"));
+        return bad("Fortran order unsupported");
     }
     let shape = field("'shape': (")?;
     let shape = &shape[..shape.find(')').unwrap_or(0)];
-    let shape: Vec<usize> = shape
+    let shape = shape
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| NpzError(format!("{name}: bad shape"))))
+        .map(|s| s.parse().map_err(|_| NpzError("bad shape".into())))
         .collect::<Result<_, _>>()?;
-    let count = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-    let bytes = count.and_then(|n| n.checked_mul(dtype.size()));
-    let data = &body[c.pos..];
-    if bytes != Some(data.len()) {
-        return bad(format!("{name}: shape {shape:?} does not match {} data bytes", data.len()));
-    }
-    Ok(Array { name: name.into(), dtype, shape, data: data.to_vec() })
+    Ok((dtype, shape))
 }
 
 #[cfg(test)]
@@ -522,18 +590,73 @@ mod tests {
     }
 
     #[test]
-    fn a_member_that_inflates_beyond_its_announced_size_is_refused() {
+    fn a_member_that_announces_another_size_than_its_header_is_refused() {
         let arrays = vec![Array::u8("a", vec![4096], vec![0; 4096])];
         let mut bytes = write(&arrays, Compression::Deflated);
         // Announce 100 bytes less in the central directory: the local header disagrees.
-        let cd = bytes.windows(4).position(|w| w == CENTRAL.to_le_bytes()).unwrap();
+        let cd = central(&bytes);
         let size = u32::from_le_bytes(bytes[cd + 24..cd + 28].try_into().unwrap());
         bytes[cd + 24..cd + 28].copy_from_slice(&(size - 100).to_le_bytes());
         let e = read_bytes(&bytes).unwrap_err();
         assert!(e.0.contains("disagrees"), "{e}");
-        // In the local header too: the inflater stops 1 byte past the announced size.
+        // In the local header too: the npy header's shape says otherwise.
         bytes[22..26].copy_from_slice(&(size - 100).to_le_bytes());
         let e = read_bytes(&bytes).unwrap_err();
-        assert!(e.0.contains("4125 bytes unpacked, 4124 announced"), "{e}");
+        assert_eq!(e.0, "a.npy: shape [4096] does not match the 4124 bytes announced");
+    }
+
+    /// Where the central directory starts.
+    fn central(bytes: &[u8]) -> usize {
+        bytes.windows(4).position(|w| w == CENTRAL.to_le_bytes()).unwrap()
+    }
+
+    /// `bytes` (an archive of one member named `a.npy`) with `copies` more central directory
+    /// entries, named `b.npy`, `c.npy`..., that point at the same member.
+    fn with_copies(bytes: &[u8], copies: u8) -> Vec<u8> {
+        let cd = central(bytes);
+        let end = bytes.len() - 22;
+        let entry = &bytes[cd..end];
+        let mut out = bytes[..end].to_vec();
+        for k in 0..copies {
+            let mut copy = entry.to_vec();
+            let name = copy.len() - 5;
+            copy[name] = b'b' + k;
+            out.extend_from_slice(&copy);
+        }
+        let count = u16::from(copies) + 1;
+        out.extend_from_slice(&bytes[end..end + 8]);
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&((out.len() - 12 - cd) as u32).to_le_bytes());
+        out.extend_from_slice(&bytes[end + 16..]);
+        out
+    }
+
+    #[test]
+    fn members_that_share_bytes_or_a_name_are_refused() {
+        let one = write(&[Array::u8("a", vec![64], vec![7; 64])], Compression::Deflated);
+        assert_eq!(read_bytes(&with_copies(&one, 0)).unwrap().len(), 1);
+        let e = read_bytes(&with_copies(&one, 3)).unwrap_err();
+        assert!(e.0.ends_with(".npy: its bytes overlap another member's or the directory"), "{e}");
+        // Two members of one name: numpy would read the last, this reader the first.
+        let arrays = [Array::u8("policy_nm", vec![1], vec![1]), Array::u8("policy_nm", vec![1], vec![2])];
+        let e = read_bytes(&write(&arrays, Compression::Stored)).unwrap_err();
+        assert_eq!(e.0, "policy_nm.npy: listed twice");
+    }
+
+    #[test]
+    fn a_member_announcing_more_than_its_packed_bytes_can_hold_is_refused_unread() {
+        for (compression, most) in [(Compression::Stored, 1), (Compression::Deflated, MAX_RATIO)] {
+            let mut bytes = write(&[Array::u8("a", vec![64], vec![7; 64])], compression);
+            let cd = central(&bytes);
+            let packed = u64::from(u32::from_le_bytes(bytes[cd + 20..cd + 24].try_into().unwrap()));
+            let size = (packed * most + RATIO_SLACK + 1) as u32;
+            for at in [22, cd + 24] {
+                bytes[at..at + 4].copy_from_slice(&size.to_le_bytes());
+            }
+            let e = read_bytes(&bytes).unwrap_err();
+            let want = format!("a.npy: announces {size} bytes from {packed} packed, more than they can hold");
+            assert_eq!(e.0, want);
+        }
     }
 }

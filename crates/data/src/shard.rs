@@ -434,8 +434,30 @@ pub fn read_again(path: &Path) -> Result<Shard, ShardError> {
     read_checked(path, false)
 }
 
+/// Opens `path` for reading if it is a regular file (or a link to one). Anything else is
+/// refused unopened: opening a FIFO blocks until a writer comes, for ever if none does, and a
+/// device may never end. The type is checked again on the open file, in case the path was
+/// replaced in between.
+fn open_regular(path: &Path) -> Result<std::fs::File, ShardError> {
+    let io = |e| ShardError::Io(path.to_path_buf(), e);
+    let not_regular = |t: std::fs::FileType| {
+        let what = if t.is_dir() { "a folder" } else { "not a regular file (a FIFO, socket or device)" };
+        ShardError::Corrupt(path.to_path_buf(), what.into())
+    };
+    let t = std::fs::metadata(path).map_err(io)?.file_type();
+    if !t.is_file() {
+        return Err(not_regular(t));
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let t = file.metadata().map_err(io)?.file_type();
+    if !t.is_file() {
+        return Err(not_regular(t));
+    }
+    Ok(file)
+}
+
 fn read_checked(path: &Path, verify: bool) -> Result<Shard, ShardError> {
-    let file = std::fs::File::open(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
+    let file = open_regular(path)?;
     let arrays = npz::read(&mut std::io::BufReader::new(file), verify)
         .map_err(|e| ShardError::Corrupt(path.to_path_buf(), e.to_string()))?;
     check(arrays, verify).map_err(|e| ShardError::Corrupt(path.to_path_buf(), e))
@@ -444,7 +466,7 @@ fn read_checked(path: &Path, verify: bool) -> Result<Shard, ShardError> {
 /// The metadata of a shard alone, read without its rows (a packed shard's are megabytes).
 pub fn read_meta(path: &Path) -> Result<ShardMeta, ShardError> {
     let corrupt = |e: String| ShardError::Corrupt(path.to_path_buf(), e);
-    let file = std::fs::File::open(path).map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
+    let file = open_regular(path)?;
     let meta =
         npz::read_one(&mut std::io::BufReader::new(file), "meta").map_err(|e| corrupt(e.to_string()))?;
     parse_meta(&meta.data).map_err(corrupt)
@@ -711,6 +733,23 @@ mod tests {
         parts.push(("g00000009".into(), other));
         assert!(pack(&parts, "net").unwrap_err().0.starts_with("g00000009: another rule set"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_fifo_or_a_folder_named_like_a_shard_is_refused_unopened() {
+        let dir = std::env::temp_dir().join(format!("hane-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("d.npz")).unwrap();
+        let fifo = dir.join("x.npz");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        // Opening the FIFO would block: no writer ever comes.
+        for e in [read(&fifo).unwrap_err(), read_again(&fifo).unwrap_err(), read_meta(&fifo).unwrap_err()] {
+            let msg = e.to_string();
+            assert!(msg.ends_with("x.npz: not a valid shard: not a regular file (a FIFO, socket or device)"));
+        }
+        let e = read(&dir.join("d.npz")).unwrap_err().to_string();
+        assert!(e.ends_with("d.npz: not a valid shard: a folder"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

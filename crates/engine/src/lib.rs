@@ -11,6 +11,7 @@
 
 pub mod action;
 pub mod board;
+pub mod fuzz;
 pub mod game;
 pub mod komi_domain;
 pub mod message;

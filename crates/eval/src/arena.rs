@@ -115,25 +115,40 @@ pub fn run_match(
     settings: &MatchSettings,
     on_game: &mut dyn FnMut(u32, &GameResult),
 ) -> Result<MatchReport, GtpError> {
-    let mut w = Wdl::default();
     let mut games = Vec::new();
-    for i in 0..settings.games {
+    play_on(rules, a, b, settings, &mut games, on_game)?;
+    Ok(MatchReport::of(rules, a.name(), b.name(), games))
+}
+
+/// Plays the games of a match that follow those in `games` (a match resumed), adding each to
+/// `games` as it ends and calling `on_game`; on an error the games finished stay there.
+pub fn play_on(
+    rules: &Rules,
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    settings: &MatchSettings,
+    games: &mut Vec<GameResult>,
+    on_game: &mut dyn FnMut(u32, &GameResult),
+) -> Result<(), GtpError> {
+    for i in games.len() as u32..settings.games {
         let r = play_match_game(rules, a, b, settings, i)?;
-        tally(&mut w, i, &r);
         on_game(i, &r);
         games.push(r);
     }
-    Ok(MatchReport {
-        rules: rules.to_string(),
-        a: a.name(),
-        b: b.name(),
-        a_results: w,
-        b_elo: relative_elo(w),
-        games,
-    })
+    Ok(())
 }
 
 impl MatchReport {
+    /// The report of `games` (game `i` played as [`play_match_game`] plays it) between `a`
+    /// and `b`.
+    pub fn of(rules: &Rules, a: String, b: String, games: Vec<GameResult>) -> MatchReport {
+        let mut w = Wdl::default();
+        for (i, g) in games.iter().enumerate() {
+            tally(&mut w, i as u32, g);
+        }
+        MatchReport { rules: rules.to_string(), a, b, a_results: w, b_elo: relative_elo(w), games }
+    }
+
     /// A text table: one line per game and a total.
     pub fn table(&self) -> String {
         let mut t = String::new();

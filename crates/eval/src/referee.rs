@@ -1,8 +1,10 @@
 //! Games between two players refereed by hane: moves are checked and played on hane's own
 //! board under hane's rules, the game ends by hane's rules, and hane's scoring decides it.
-//! An external GTP engine that makes an illegal move loses by forfeit.
+//! An external GTP engine that makes an illegal move loses by forfeit, and so does one that
+//! does not answer in time or without end ([`GtpError::Unresponsive`]): it was killed, and it
+//! is started again for the next game.
 
-use crate::gtp::{GtpEngine, GtpError};
+use crate::gtp::{failed, GtpEngine, GtpError};
 use hane_engine::rules::Variant;
 use hane_engine::score::dead_stones;
 use hane_engine::{Action, Color, Game, GameState, Outcome, PlayError, Rules, Turn};
@@ -81,8 +83,8 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
     fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         self.seed = self.seed.wrapping_add(1);
         let (actions, _) = search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
-            .map_err(|e| GtpError(format!("search chose an illegal action: {e}")))?;
-        Turn::of_actions(g, &actions).ok_or_else(|| GtpError(format!("search made no turn: {actions:?}")))
+            .map_err(|e| failed(format!("search chose an illegal action: {e}")))?;
+        Turn::of_actions(g, &actions).ok_or_else(|| failed(format!("search made no turn: {actions:?}")))
     }
 
     fn observe(&mut self, _: &GameState, _: Turn) -> Result<(), GtpError> {
@@ -111,8 +113,9 @@ impl Player for GtpPlayer {
 
     fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError> {
         if rules.variant != Variant::Go {
-            return Err(GtpError("external GTP engines only play the Go rule sets".into()));
+            return Err(failed("external GTP engines only play the Go rule sets"));
         }
+        self.engine.restart()?;
         self.engine.send(&format!("boardsize {}", rules.size))?;
         self.engine.send("clear_board")?;
         self.engine.send(&format!("komi {}", rules.komi))?;
@@ -126,7 +129,7 @@ impl Player for GtpPlayer {
             // Resignation is treated as a pass; hane's rules decide the game.
             return Ok(Turn::Pass);
         }
-        let p = g.geo().parse(&m).map_err(|e| GtpError(format!("{}: {e}", self.name())))?;
+        let p = g.geo().parse(&m).map_err(|e| failed(format!("{}: {e}", self.name())))?;
         Ok(Turn::Place(p))
     }
 
@@ -149,51 +152,48 @@ pub struct GameResult {
     pub margin_black: f64,
     /// Turns played.
     pub turns: u32,
-    /// Set when a player forfeited by an illegal move: who, and why.
+    /// Set when a player forfeited (an illegal move, no answer in time): who, and why.
     pub forfeit: Option<String>,
     /// Every action played, in order (GTP coordinates, `pass`, Sligo sub-actions).
     pub moves: Vec<String>,
 }
 
+/// How a game ended before its rules ended it.
+enum Ended {
+    /// The player of this colour forfeited, for this reason (its name included).
+    Forfeit(Color, String),
+    /// The game could not go on.
+    Error(GtpError),
+}
+
+/// What an exchange with `player` (of colour `c`) that failed with `e` means for the game:
+/// an engine that did not answer forfeits it.
+fn ended(player: &dyn Player, c: Color, e: GtpError) -> Ended {
+    match e {
+        GtpError::Unresponsive(why) => Ended::Forfeit(c, format!("{} ({}): {why}", player.name(), letter(c))),
+        e => Ended::Error(e),
+    }
+}
+
 /// Plays one game from the empty board; `black` moves first. The `opening` turns are played
-/// by the referee and shown to both players (see [`crate::arena::opening`]).
+/// by the referee and shown to both players (see [`crate::arena::opening`]). A player that
+/// makes an illegal move, or does not answer in time, loses by forfeit.
 pub fn play_game(
     rules: Rules,
     black: &mut dyn Player,
     white: &mut dyn Player,
     opening: &[Turn],
 ) -> Result<GameResult, GtpError> {
-    black.new_game(&rules)?;
-    white.new_game(&rules)?;
     let mut g = GameState::new(rules);
     let mut moves = Vec::new();
-    for &turn in opening {
-        let before = g.clone();
-        let actions = turn.play(&mut g).map_err(|e| GtpError(format!("opening turn is illegal: {e}")))?;
-        black.observe(&before, turn)?;
-        white.observe(&before, turn)?;
-        moves.extend(actions.iter().map(|a| a.name(g.geo())));
-    }
-    let mut forfeit = None;
-    while !g.is_over() {
-        let (mover, other): (&mut dyn Player, &mut dyn Player) =
-            if g.to_move() == Color::Black { (&mut *black, &mut *white) } else { (&mut *white, &mut *black) };
-        let turn = mover.choose(&g)?;
-        let before = g.clone();
-        match turn.play(&mut g) {
-            Ok(actions) => moves.extend(actions.iter().map(|a| a.name(g.geo()))),
-            Err(e) => {
-                forfeit = Some(format!("{} ({}): {e}", mover.name(), letter(before.to_move())));
-                break;
-            }
-        }
-        other.observe(&before, turn)?;
-    }
+    let forfeit = match play_out(&mut g, &mut moves, black, white, opening) {
+        Ok(()) => None,
+        Err(Ended::Forfeit(c, why)) => Some((c, why)),
+        Err(Ended::Error(e)) => return Err(e),
+    };
     let (winner, margin) = match &forfeit {
-        Some(_) => {
-            let w = if g.to_move() == Color::Black { Outcome::White } else { Outcome::Black };
-            (w, 0.0)
-        }
+        Some((Color::Black, _)) => (Outcome::White, 0.0),
+        Some((Color::White, _)) => (Outcome::Black, 0.0),
         None => {
             let s = g.score();
             (s.winner, s.margin_black())
@@ -205,7 +205,42 @@ pub fn play_game(
         winner: winner.letter().into(),
         margin_black: margin,
         turns: g.turns(),
-        forfeit,
+        forfeit: forfeit.map(|(_, why)| why),
         moves,
     })
+}
+
+/// Plays the game `g` (from the empty board) to its end or a forfeit, adding the actions to
+/// `moves`.
+fn play_out(
+    g: &mut GameState,
+    moves: &mut Vec<String>,
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    opening: &[Turn],
+) -> Result<(), Ended> {
+    let rules = *g.rules();
+    black.new_game(&rules).map_err(|e| ended(black, Color::Black, e))?;
+    white.new_game(&rules).map_err(|e| ended(white, Color::White, e))?;
+    for &turn in opening {
+        let before = g.clone();
+        let actions =
+            turn.play(g).map_err(|e| Ended::Error(failed(format!("opening turn is illegal: {e}"))))?;
+        black.observe(&before, turn).map_err(|e| ended(black, Color::Black, e))?;
+        white.observe(&before, turn).map_err(|e| ended(white, Color::White, e))?;
+        moves.extend(actions.iter().map(|a| a.name(g.geo())));
+    }
+    while !g.is_over() {
+        let c = g.to_move();
+        let (mover, other): (&mut dyn Player, &mut dyn Player) =
+            if c == Color::Black { (&mut *black, &mut *white) } else { (&mut *white, &mut *black) };
+        let turn = mover.choose(g).map_err(|e| ended(mover, c, e))?;
+        let before = g.clone();
+        match turn.play(g) {
+            Ok(actions) => moves.extend(actions.iter().map(|a| a.name(g.geo()))),
+            Err(e) => return Err(Ended::Forfeit(c, format!("{} ({}): {e}", mover.name(), letter(c)))),
+        }
+        other.observe(&before, turn).map_err(|e| ended(other, c.opp(), e))?;
+    }
+    Ok(())
 }

@@ -16,7 +16,10 @@
 //! estimate is the exact fair komi. [`write_report`] writes `komi.json` and `komi.png`.
 //!
 //! A stop request abandons the estimate before its next evaluation (the sweep before its next
-//! game, the solver at its next progress report), and nothing is written.
+//! game, the solver at its next progress report). What was finished (the evaluations, the
+//! sweep's finished komi values: a [`KomiProgress`]) is kept: `hane komi` writes it to
+//! `komi.json` marked partial ([`save_partial`]), and a rerun with the same arguments reuses
+//! it ([`resume`]) instead of evaluating again.
 
 use crate::players::{net, BoxedEvaluator};
 use crate::{write_file, write_json, Error, Stop};
@@ -117,13 +120,102 @@ pub struct KomiSettings {
     pub seed: u64,
 }
 
+/// What an estimate finished: every evaluation made (in order), and the sweep's finished
+/// komi values. A report made with it reuses its evaluations instead of making them again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KomiProgress {
+    /// The evaluations made.
+    pub evaluations: Vec<KomiPoint>,
+    /// The sweep's komi values finished, in order.
+    pub sweep: Vec<SweepLevel>,
+}
+
+/// The sweep's games at one komi.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepLevel {
+    /// Every game, repeats included.
+    pub played: KomiSample,
+    /// The distinct games.
+    pub distinct: KomiSample,
+}
+
+/// The arguments that decide an estimate: a rerun reuses only a partial file of the same.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KomiArgs {
+    /// The rules, as they print.
+    pub rules: String,
+    /// How the empty board is evaluated ([`Method`]'s name).
+    pub method: String,
+    /// Visits per search.
+    pub visits: u32,
+    /// Games per komi in the sweep.
+    pub sweep_games: u32,
+    /// Visits per move in the sweep.
+    pub sweep_visits: u32,
+    /// The seed.
+    pub seed: u64,
+}
+
+impl KomiArgs {
+    /// The arguments of an estimate of `rules` by `method` with `s`.
+    pub fn new(rules: &Rules, method: &Method, s: &KomiSettings) -> KomiArgs {
+        KomiArgs {
+            rules: rules.to_string(),
+            method: method.name(),
+            visits: s.visits,
+            sweep_games: s.sweep_games,
+            sweep_visits: s.sweep_visits,
+            seed: s.seed,
+        }
+    }
+}
+
+/// `komi.json` of an estimate that stopped early.
+#[derive(Serialize, Deserialize)]
+struct Partial {
+    partial: bool,
+    args: KomiArgs,
+    progress: KomiProgress,
+}
+
+/// Writes `progress` of the estimate of `args` to `dir/komi.json`, marked partial.
+pub fn save_partial(dir: &Path, args: &KomiArgs, progress: &KomiProgress) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let partial = Partial { partial: true, args: args.clone(), progress: progress.clone() };
+    write_json(&dir.join("komi.json"), &partial)
+}
+
+/// The progress of the estimate of `args` saved in `dir/komi.json` by [`save_partial`]:
+/// nothing when there is no such file or it holds a finished report; a partial file of other
+/// arguments is refused as bad input.
+pub fn resume(dir: &Path, args: &KomiArgs) -> Result<KomiProgress, Error> {
+    let file = dir.join("komi.json");
+    let Ok(text) = std::fs::read_to_string(&file) else { return Ok(KomiProgress::default()) };
+    let partial = serde_json::from_str::<serde_json::Value>(&text).ok().is_some_and(|v| v["partial"] == true);
+    if !partial {
+        return Ok(KomiProgress::default());
+    }
+    let shown = file.display();
+    let saved: Partial = serde_json::from_str(&text)
+        .map_err(|e| Error::Input(format!("{shown}: a damaged partial estimate ({e}); remove it")))?;
+    if saved.args != *args {
+        return Err(Error::Input(format!(
+            "{shown} holds a partial estimate of other arguments ({:?}); rerun with them to finish it, or give another --out",
+            saved.args
+        )));
+    }
+    Ok(saved.progress)
+}
+
 /// Runs the estimate and the sweep, telling `log` each evaluation and sweep result as a line;
 /// `stop` abandons it ([`Error::Interrupted`]) before its next evaluation or sweep game.
+/// Evaluations and sweep values in `progress` are reused, and the new ones added to it.
 pub fn komi_report(
     rules: &Rules,
     method: &Method,
     s: KomiSettings,
     stop: &Stop,
+    progress: &mut KomiProgress,
     log: &mut dyn FnMut(&str),
 ) -> Result<KomiReport, Error> {
     let clock = Instant::now();
@@ -151,12 +243,20 @@ pub fn komi_report(
     };
     // Every evaluation is printed as it is made, the estimate's and the curve's. After a stop
     // request each answers at once, and what they add up to is thrown away below.
+    let evaluations = &mut progress.evaluations;
     let mut traced = |k: Komi, log: &mut dyn FnMut(&str)| {
+        let line =
+            |e: Eval| format!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead);
+        if let Some(p) = evaluations.iter().find(|p| p.komi == k.as_f64()) {
+            log(&format!("{} (saved)", line(p.eval)));
+            return p.eval;
+        }
         if stop.requested() {
             return Eval { lead: 0.0, win: 0.5 };
         }
         let e = ev.eval(k);
-        log(&format!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead));
+        evaluations.push(KomiPoint { komi: k.as_f64(), eval: e });
+        log(&line(e));
         e
     };
     let estimate = estimate(&search, &mut |k| traced(k, log));
@@ -180,7 +280,7 @@ pub fn komi_report(
     let sweep = if s.sweep_games == 0 || matches!(method, Method::Solver) {
         None
     } else {
-        Some(sweep_komi(rules, method, estimate.fair, &s, stop, log)?)
+        Some(sweep_komi(rules, method, estimate.fair, &s, stop, &mut progress.sweep, log)?)
     };
     Ok(KomiReport {
         rules: rules.to_string(),
@@ -203,20 +303,29 @@ fn sweep_values(rules: &Rules, center: f64) -> Vec<Komi> {
 
 /// The sweep: at each komi of [`sweep_values`], `games` games of the method's search
 /// against itself (one evaluator per komi, built with a seed of its own), each an independent
-/// sample ([`self_play_game`], [`game_seed`]); the fit counts each distinct game once.
+/// sample ([`self_play_game`], [`game_seed`]); the fit counts each distinct game once. The
+/// komi values in `done` are not played again; those finished are added to it.
 fn sweep_komi(
     rules: &Rules,
     method: &Method,
     center: f64,
     s: &KomiSettings,
     stop: &Stop,
+    done: &mut Vec<SweepLevel>,
     log: &mut dyn FnMut(&str),
 ) -> Result<Sweep, Error> {
     let (visits, seed) = (s.sweep_visits, s.seed);
     let settings = SweepGames::for_board(usize::from(rules.size), s.sweep_games, visits, seed);
     let mut samples = Vec::new();
     let mut played = Vec::new();
-    for k in sweep_values(rules, center) {
+    for (j, k) in sweep_values(rules, center).into_iter().enumerate() {
+        if let Some(level) = done.get(j).filter(|l| l.played.komi == k.as_f64()) {
+            log(&format!("sweep: komi {:>6}: saved", k.as_f64()));
+            samples.push(level.distinct);
+            played.push(level.played);
+            continue;
+        }
+        done.truncate(j);
         let mut r = *rules;
         r.komi = k;
         let mut ev = method.evaluator(&r, game_seed(seed, k, u32::MAX))?;
@@ -236,6 +345,7 @@ fn sweep_komi(
         ));
         samples.push(distinct);
         played.push(all);
+        done.push(SweepLevel { played: all, distinct });
     }
     let (fit, fit_error) = match fit(&samples) {
         Ok(f) => (Some(f), None),

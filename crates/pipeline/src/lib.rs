@@ -19,6 +19,7 @@ pub mod input;
 pub mod katago_cfg;
 pub mod katago_rules;
 pub mod komi;
+pub mod match_report;
 pub mod net_rules;
 pub mod play;
 pub mod players;

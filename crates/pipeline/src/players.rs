@@ -9,7 +9,7 @@
 use crate::Error;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{GameState, Rules};
-use hane_eval::gtp::{gnugo_program, GtpEngine};
+use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
@@ -30,8 +30,15 @@ pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
     Ok(Box::new(ev))
 }
 
-/// The player named by `spec` (see the module docs), searching with `visits` visits.
-pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<dyn Player>, Error> {
+/// The player named by `spec` (see the module docs), searching with `visits` visits; a GTP
+/// engine's waits are bounded by `gtp`.
+pub fn player(
+    spec: &str,
+    rules: &Rules,
+    visits: u32,
+    seed: u64,
+    gtp: &GtpLimits,
+) -> Result<Box<dyn Player>, Error> {
     let search = |evaluator: BoxedEvaluator, label: String| -> Box<dyn Player> {
         Box::new(SearchPlayer { evaluator, visits, seed, label })
     };
@@ -60,7 +67,8 @@ pub fn player(spec: &str, rules: &Rules, visits: u32, seed: u64) -> Result<Box<d
                 };
                 format!("{} --mode gtp --level {level} {scoring}", gnugo_program())
             };
-            let engine = GtpEngine::spawn(&command).map_err(|e| Error::Input(e.to_string()))?;
+            let engine =
+                GtpEngine::spawn_with(&command, gtp.clone()).map_err(|e| Error::Input(e.to_string()))?;
             Ok(Box::new(GtpPlayer { engine }))
         }
         _ => Err(Error::Input(format!(

@@ -81,7 +81,7 @@ impl Player for Stoppable<'_> {
 
     fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
         if self.stop.requested() {
-            return Err(GtpError("stopped".into()));
+            return Err(GtpError::Stopped);
         }
         self.player.choose(g)
     }

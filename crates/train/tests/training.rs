@@ -1,6 +1,6 @@
 //! End-to-end runs of the trainer on generated shards: it overfits a small fixed dataset,
 //! its TensorBoard files read back with the Python `tensorboard` package, bad shards (damaged,
-//! or holding NaN) are skipped or refused, and the benchmark runs.
+//! a FIFO, or holding NaN) are skipped or refused, and the benchmark runs.
 
 mod common;
 
@@ -97,11 +97,17 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
     bytes[n / 2] ^= 0x40;
     std::fs::write(&paths[1], &bytes).unwrap();
     std::fs::write(data.join("garbage.npz"), b"not a zip at all").unwrap();
+    // A FIFO without a writer: opening it would block the loader for ever.
+    let made = Command::new("mkfifo").arg(data.join("x.npz")).status().unwrap();
+    assert!(made.success());
     let cfg = TrainConfig { steps: 6, ..tiny("ttakji,size=5") };
     let (logs, warnings) = logs(&cfg, &data, &tmp.0.join("out"));
     assert_eq!(logs.last().unwrap().step, 6);
-    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
     assert!(warnings.iter().any(|w| w.contains("garbage.npz")));
+    assert!(warnings
+        .iter()
+        .any(|w| w.ends_with("x.npz: not a valid shard: not a regular file (a FIFO, socket or device)")));
 
     // Another board size, another game, another encoder version: refused, with the reason.
     type Tweak = fn(&mut shard::ShardMeta);

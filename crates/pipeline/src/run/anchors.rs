@@ -21,6 +21,7 @@ use hane_engine::rules::Variant;
 use hane_engine::Rules;
 use hane_eval::arena::{relative_elo, MatchSettings};
 use hane_eval::elo::{Rating, Wdl};
+use hane_eval::gtp::GtpLimits;
 use hane_eval::referee::SearchPlayer;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -171,6 +172,8 @@ pub(super) fn play(
         Anchor::FirstNet(file) | Anchor::Ladder(file) => format!("model:{}", run_dir.join(file).display()),
         Anchor::GnuGo(_) => anchor.name(),
     };
+    // GNU Go has its default time per move; a stop request ends a wait for it at once.
+    let gtp = GtpLimits { stop: Some(stop.flag()), ..GtpLimits::default() };
     let players = || -> Result<PlayerPair, Error> {
         let me = SearchPlayer {
             evaluator: net(&run_dir.join(best), &rules)?,
@@ -178,7 +181,7 @@ pub(super) fn play(
             seed: s.seed,
             label: best.to_string(),
         };
-        Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1)?))
+        Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1, &gtp)?))
     };
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
     let m = MatchFile { rules: &rules, settings: &settings, file: games_file, stop };

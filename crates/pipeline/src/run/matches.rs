@@ -143,7 +143,8 @@ mod tests {
     use crate::players::player;
 
     fn pair(rules: &Rules) -> Result<PlayerPair, Error> {
-        Ok((player("uniform", rules, 4, 1)?, player("rollout", rules, 4, 2)?))
+        let gtp = hane_eval::gtp::GtpLimits::default();
+        Ok((player("uniform", rules, 4, 1, &gtp)?, player("rollout", rules, 4, 2, &gtp)?))
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET, LADDER};
 pub use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
 
 use crate::config::{self, ConfigFile};
-use crate::komi::{komi_report, KomiSettings, Method};
+use crate::komi::{komi_report, KomiProgress, KomiSettings, Method};
 use crate::players::{model_factory, net, BoxedEvaluator};
 use crate::{write_file, Error, Stop};
 use hane_engine::Rules;
@@ -247,7 +247,8 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
                 sweep_visits: 0,
                 seed: u64::from(g),
             };
-            match komi_report(&rules, &method, settings, stop, &mut |l| on(Event::Trace(l))) {
+            let progress = &mut KomiProgress::default();
+            match komi_report(&rules, &method, settings, stop, progress, &mut |l| on(Event::Trace(l))) {
                 Ok(r) => st.generations[i].komi = Some(r),
                 Err(Error::Komi(e)) => {
                     on(Event::Line(format!("komi: no estimate: {e}")));

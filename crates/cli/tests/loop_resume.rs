@@ -208,9 +208,25 @@ fn anchor_names(g: &serde_json::Value) -> Vec<String> {
 fn expected_anchors(gens: &[serde_json::Value]) -> Vec<String> {
     let best =
         gens.iter().rev().find(|g| g["gate"]["accepted"] == true).map(|g| g["train"]["candidate"].clone());
+    // The ladder: the net of the last generation before this one that played anchors, when it
+    // is neither generation 0's net nor the best net itself.
+    let before = &gens[..gens.len() - 1];
+    let rung = before
+        .iter()
+        .rev()
+        .find_map(|g| g["anchors"].as_array().and_then(|a| a.first()))
+        .map(|m| m["net"].clone());
     match best.as_ref().and_then(|b| b.as_str()) {
         None => vec![],
         Some("models/gen-000.safetensors") => vec!["uniform".into()],
-        Some(_) => vec!["uniform".into(), "gen-000".into()],
+        Some(b) => {
+            let mut v = vec!["uniform".to_string(), "gen-000".into()];
+            if let Some(r) = rung.as_ref().and_then(|r| r.as_str()) {
+                if r != b && r != "models/gen-000.safetensors" {
+                    v.push("ladder".into());
+                }
+            }
+            v
+        }
     }
 }

@@ -47,8 +47,13 @@ struct Resumed {
 }
 
 /// The games already played of the match of `args`, from `file` (none when it does not
-/// exist); a file of another match, or damaged, is refused as bad input.
+/// exist, or is not a regular file: a device or FIFO such as `/dev/stdout` is only written
+/// through, never read back); a file of another match, or damaged, is refused as bad input.
 pub fn resume(file: &Path, args: &MatchArgs) -> Result<Vec<GameResult>, Error> {
+    match std::fs::metadata(file) {
+        Ok(m) if !m.is_file() => return Ok(Vec::new()),
+        _ => {}
+    }
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

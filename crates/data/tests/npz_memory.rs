@@ -29,6 +29,15 @@ fn with_copies(bytes: &[u8], copies: u8) -> Vec<u8> {
 }
 
 #[test]
+fn entries_sharing_a_small_member_are_refused_and_one_entry_reads() {
+    let one = npz::write(&[Array::u8("a", vec![64], vec![7; 64])], Compression::Deflated);
+    let read = |bytes: &[u8]| npz::read(&mut std::io::Cursor::new(bytes), true);
+    assert_eq!(read(&with_copies(&one, 0)).unwrap().len(), 1);
+    let e = read(&with_copies(&one, 3)).unwrap_err();
+    assert!(e.to_string().ends_with(".npy: its bytes overlap another member's or the directory"), "{e}");
+}
+
+#[test]
 fn entries_sharing_one_big_member_are_refused_without_unpacking_it() {
     const BIG: usize = 32 << 20;
     let one = npz::write(&[Array::u8("a", vec![BIG], vec![0; BIG])], Compression::Deflated);

@@ -209,22 +209,27 @@ mod tests {
         assert!(lost.elo < -200.0 && lost.high < even.high, "{lost:?}");
     }
 
+    /// Two-game anchor matches every `every` generations, with GNU Go at `gnugo_level`.
+    fn settings(every: u32, gnugo_level: Option<u8>) -> AnchorSettings {
+        AnchorSettings {
+            games: 2,
+            every,
+            visits: 8,
+            gnugo_level,
+            opening_turns: 2,
+            komi: None,
+            seed: 1,
+            threads: 1,
+        }
+    }
+
     fn names(anchors: Vec<Anchor>) -> Vec<String> {
         anchors.iter().map(Anchor::name).collect()
     }
 
     #[test]
     fn gnugo_anchors_only_the_go_rule_sets_and_no_net_plays_itself() {
-        let s = AnchorSettings {
-            games: 2,
-            every: 1,
-            visits: 8,
-            gnugo_level: Some(10),
-            opening_turns: 2,
-            komi: None,
-            seed: 1,
-            threads: 1,
-        };
+        let s = settings(1, Some(10));
         let go = "ttakji,size=5".parse().unwrap();
         let gen0 = "models/gen-000.safetensors";
         let first = Some(gen0);
@@ -244,16 +249,7 @@ mod tests {
 
     #[test]
     fn the_ladder_plays_the_previous_anchored_net_above_generation_0() {
-        let s = AnchorSettings {
-            games: 2,
-            every: 1,
-            visits: 8,
-            gnugo_level: None,
-            opening_turns: 2,
-            komi: None,
-            seed: 1,
-            threads: 1,
-        };
+        let s = settings(1, None);
         let go = "ttakji,size=5".parse().unwrap();
         let (gen0, gen3, gen6) =
             ("models/gen-000.safetensors", "models/gen-003.safetensors", "models/gen-006.safetensors");
@@ -267,16 +263,7 @@ mod tests {
 
     #[test]
     fn anchors_every_few_generations_and_after_the_last() {
-        let s = AnchorSettings {
-            games: 2,
-            every: 3,
-            visits: 8,
-            gnugo_level: None,
-            opening_turns: 2,
-            komi: None,
-            seed: 1,
-            threads: 1,
-        };
+        let s = settings(3, None);
         let due: Vec<u32> = (0..10).filter(|&g| s.due(g, 10)).collect();
         assert_eq!(due, vec![2, 5, 8, 9]);
         let every = AnchorSettings { every: 1, ..s };

@@ -175,19 +175,15 @@ impl RunState {
     /// fitted by maximum likelihood with one virtual draw added to every match (a weak prior
     /// towards equality that keeps the estimate finite when a match was won 100%).
     pub fn elo_chain(&self) -> Vec<(u32, Rating)> {
-        let mut pairings = Vec::new();
-        let mut best_of_gen = Vec::new();
+        let mut chain = Chain::default();
         for g in &self.generations {
             let Some(gate) = &g.gate else { break };
             if gate.accepted && gate.results.games() > 0 {
-                let n = pairings.len();
-                let result = Wdl { draws: gate.results.draws + 1, ..gate.results };
-                pairings.push(Pairing { a: n + 1, b: n, result });
+                chain.step(gate.results);
             }
-            best_of_gen.push((g.index, pairings.len()));
+            chain.mark(g.index);
         }
-        let Ok(ratings) = elo::fit(pairings.len() + 1, &pairings) else { return Vec::new() };
-        best_of_gen.into_iter().map(|(g, p)| (g, ratings[p])).collect()
+        chain.fit()
     }
 
     /// The Elo over generation 0's net of each anchored generation's best net, along the
@@ -196,23 +192,52 @@ impl RunState {
     /// fitted like [`RunState::elo_chain`] (one virtual draw in every match), so the interval
     /// widens with each rung. A generation whose best net is the rung below keeps its rating.
     pub fn ladder(&self) -> Vec<(u32, Rating)> {
-        let mut pairings = Vec::new();
-        let mut rung_of_gen = Vec::new();
+        let mut chain = Chain::default();
         for g in self.generations.iter().filter(|g| !g.anchors.is_empty()) {
-            let step = |name: &str| g.anchors.iter().find(|m| m.anchor == name);
-            let below = if pairings.is_empty() { super::anchors::FIRST_NET } else { super::anchors::LADDER };
-            if let Some(m) = step(below) {
-                let n = pairings.len();
-                let result = Wdl { draws: m.results.draws + 1, ..m.results };
-                pairings.push(Pairing { a: n + 1, b: n, result });
-            } else if pairings.is_empty() {
+            let below = if chain.is_empty() { super::anchors::FIRST_NET } else { super::anchors::LADDER };
+            if let Some(m) = g.anchors.iter().find(|m| m.anchor == below) {
+                chain.step(m.results);
+            } else if chain.is_empty() {
                 // Generation 0's net itself, or a run without it as an anchor: no rung yet.
                 continue;
             }
-            rung_of_gen.push((g.index, pairings.len()));
+            chain.mark(g.index);
         }
-        let Ok(ratings) = elo::fit(pairings.len() + 1, &pairings) else { return Vec::new() };
-        rung_of_gen.into_iter().map(|(g, p)| (g, ratings[p])).collect()
+        chain.fit()
+    }
+}
+
+/// A chain of players, each after the first rated by one match against the one before, and
+/// the generations that each player stands for.
+#[derive(Default)]
+struct Chain {
+    pairings: Vec<Pairing>,
+    /// (generation, its player's place in the chain).
+    marks: Vec<(u32, usize)>,
+}
+
+impl Chain {
+    fn is_empty(&self) -> bool {
+        self.pairings.is_empty()
+    }
+
+    /// A new player at the end of the chain, with its results against the one before.
+    fn step(&mut self, results: Wdl) {
+        let n = self.pairings.len();
+        let result = Wdl { draws: results.draws + 1, ..results };
+        self.pairings.push(Pairing { a: n + 1, b: n, result });
+    }
+
+    /// Generation `g` stands for the last player of the chain so far.
+    fn mark(&mut self, g: u32) {
+        self.marks.push((g, self.pairings.len()));
+    }
+
+    /// Each marked generation's rating, fitted by maximum likelihood with one virtual draw
+    /// in every match (none when the fit fails).
+    fn fit(self) -> Vec<(u32, Rating)> {
+        let Ok(ratings) = elo::fit(self.pairings.len() + 1, &self.pairings) else { return Vec::new() };
+        self.marks.into_iter().map(|(g, p)| (g, ratings[p])).collect()
     }
 }
 

@@ -11,6 +11,9 @@ use hane_engine::{Action, Color, Game, GameState, Phase};
 pub const ENCODER_VERSION: u32 = 2;
 /// Number of feature planes.
 pub const PLANES: usize = 19;
+/// The plane that is 1 on every point of the board: where a batch holds a smaller board
+/// than the net's, the points outside it are 0 there (`crate::batch`).
+pub const ON_BOARD_PLANE: usize = 2;
 /// Number of global features.
 pub const GLOBALS: usize = 13;
 /// Index of the komi among the global features, the only one outside 0..=1: the side to
@@ -32,7 +35,7 @@ pub fn encode(g: &GameState) -> (Vec<u8>, Vec<f32>) {
 
     for p in geo.points() {
         let i = geo.dense(p);
-        set(2, i);
+        set(ON_BOARD_PLANE, i);
         match b.color(p) {
             Some(c) => {
                 let mine = c == me;

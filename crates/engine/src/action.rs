@@ -104,6 +104,39 @@ impl PolicyLayout {
     pub fn is_empty(self) -> bool {
         false
     }
+
+    /// The same game's layout on a `size` board.
+    pub fn resized(self, size: u8) -> PolicyLayout {
+        PolicyLayout { geo: Geometry::new(size), slides: self.slides }
+    }
+
+    /// Where entry `i` of this layout lies in `outer`, the layout of the same game on a board
+    /// at least as large, with this board in its top-left corner (how a net for several board
+    /// sizes sees a smaller board): each point keeps its column and row.
+    ///
+    /// # Panics
+    /// If `i` is not an entry of this layout, or `outer` is smaller or of another game.
+    pub fn embed(self, outer: PolicyLayout, i: usize) -> usize {
+        assert!(
+            outer.slides == self.slides && outer.geo.size() >= self.geo.size(),
+            "a {}x{} layout does not fit into a {}x{} one of the same game",
+            self.geo.size(),
+            self.geo.size(),
+            outer.geo.size(),
+            outer.geo.size()
+        );
+        let moved = |p: Point| {
+            let (x, y) = self.geo.xy(p);
+            outer.geo.point(x, y)
+        };
+        let a = match Action::from_index(self.geo, i).filter(|_| i < self.len()) {
+            Some(Action::Place(p)) => Action::Place(moved(p)),
+            Some(Action::Slide(p, d)) => Action::Slide(moved(p), d),
+            Some(other) => other,
+            None => panic!("entry {i} is outside a layout of {} entries", self.len()),
+        };
+        a.index(outer.geo)
+    }
 }
 
 #[cfg(test)]
@@ -135,5 +168,27 @@ mod tests {
         let geo = Geometry::new(5);
         assert_eq!(Action::Pass.index(geo), 25, "pass follows the placements");
         assert_eq!(Action::NoSlide.index(geo), 26, "Sligo's entries follow pass");
+    }
+
+    #[test]
+    fn a_smaller_layout_embeds_point_for_point_into_a_larger_one() {
+        for rules in ["ttakji,size=5", "sligo,size=3"] {
+            let rules: Rules = rules.parse().unwrap();
+            let (inner, outer) = (PolicyLayout::of(&rules), PolicyLayout::of(&rules).resized(7));
+            let (small, big) = (Geometry::new(rules.size), Geometry::new(7));
+            let mut seen = std::collections::BTreeSet::new();
+            for i in 0..inner.len() {
+                let j = inner.embed(outer, i);
+                assert!(j < outer.len() && seen.insert(j), "{rules}: entry {i} maps to a fresh entry");
+                let (a, b) = (Action::from_index(small, i).unwrap(), Action::from_index(big, j).unwrap());
+                let xy = |geo: Geometry, a: Action| match a {
+                    Action::Place(p) | Action::Slide(p, _) => Some(geo.xy(p)),
+                    _ => None,
+                };
+                assert_eq!(xy(small, a), xy(big, b), "{rules}: {a:?} keeps its column and row");
+            }
+            assert_eq!(inner.embed(outer, small.area()), big.area(), "pass is pass");
+            assert_eq!(inner.embed(inner, 3), 3, "a layout embeds into itself unchanged");
+        }
     }
 }

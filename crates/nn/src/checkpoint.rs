@@ -347,6 +347,7 @@ impl Network {
 mod tests {
     use super::*;
     use crate::config::NetShape;
+    use crate::model::Boards;
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("hane-nn-ck-{}-{name}", std::process::id()));
@@ -386,7 +387,10 @@ mod tests {
         // Same outputs in inference mode.
         let planes = Tensor::rand([2, net.config().planes as i64, 5, 5], (Kind::Float, Device::Cpu)).round();
         let globals = Tensor::rand([2, net.config().globals as i64], (Kind::Float, Device::Cpu));
-        let (oa, ob) = (net.forward_t(&planes, &globals, false), back.forward_t(&planes, &globals, false));
+        let (oa, ob) = (
+            net.forward_t(&planes, &globals, Boards::Full, false),
+            back.forward_t(&planes, &globals, Boards::Full, false),
+        );
         assert!(oa.policy.equal(&ob.policy) && oa.wdl.equal(&ob.wdl) && oa.ownership.equal(&ob.ownership));
         std::fs::remove_dir_all(&dir).ok();
     }

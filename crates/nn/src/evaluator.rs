@@ -23,10 +23,9 @@
 //! run several evaluators (each with its own network) for several threads. Each sets
 //! libtorch's thread count for its own thread ([`crate::init_threads`]).
 
-use crate::model::{input_tensors, Network};
+use crate::model::{input_tensors, Boards, Network};
 use crate::NnError;
 use hane_data::batch::BatchEncoder;
-use hane_data::features::encode;
 use hane_engine::{Game, GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 use std::path::Path;
@@ -105,7 +104,8 @@ impl Evaluator<GameState> for NetEvaluator {
         let (policy, wdl, score) = tch::no_grad(|| {
             let (planes, globals) =
                 input_tensors(&cfg, self.input.planes(), self.input.globals(), rows, self.net.device());
-            let out = self.net.forward_t(&planes, &globals, false);
+            let boards = if self.input.padded() { Boards::Padded } else { Boards::Full };
+            let out = self.net.forward_t(&planes, &globals, boards, false);
             (to_vec(&out.policy), to_vec(&out.wdl.softmax(1, Kind::Float)), to_vec(&out.score_mean))
         });
         let m = cfg.action_space;
@@ -125,16 +125,21 @@ impl Evaluator<GameState> for NetEvaluator {
     }
 
     /// The net's ownership head for `state` as it stands (no symmetry): `tanh` of its logits,
-    /// turned from the side to move's view into Black's.
+    /// turned from the side to move's view into Black's; a board smaller than the net's is
+    /// read from its corner.
     fn ownership(&mut self, state: &GameState) -> Option<Vec<f32>> {
         let cfg = *self.net.config();
-        let (planes, globals) = encode(state);
+        let mut input = BatchEncoder::new(cfg.board_size, cfg.action_space);
+        input.encode(std::iter::once(state));
+        let boards = if input.padded() { Boards::Padded } else { Boards::Full };
         let own = tch::no_grad(|| {
-            let (p, g) = input_tensors(&cfg, &planes, &globals, 1, self.net.device());
-            to_vec(&self.net.forward_t(&p, &g, false).ownership.tanh())
+            let (p, g) = input_tensors(&cfg, input.planes(), input.globals(), 1, self.net.device());
+            to_vec(&self.net.forward_t(&p, &g, boards, false).ownership.tanh())
         });
         let sign = if state.to_move() == hane_engine::Color::Black { 1.0 } else { -1.0 };
-        Some(own.into_iter().map(|x| sign * x).collect())
+        let side = state.geo().size();
+        let rows = own.chunks_exact(cfg.board_size).take(side);
+        Some(rows.flat_map(|row| row[..side].iter().map(move |&x| sign * x)).collect())
     }
 }
 
@@ -280,9 +285,9 @@ mod tests {
         let mut g = GameState::new(rules);
         g.play(Action::Place(g.geo().parse("C3").unwrap())).unwrap();
         let own = ev.ownership(&g).expect("a net predicts ownership");
-        let (p, gl) = encode(&g);
+        let (p, gl) = hane_data::features::encode(&g);
         let (p, gl) = input_tensors(&cfg, &p, &gl, 1, Device::Cpu);
-        let raw = to_vec(&ev.net.forward_t(&p, &gl, false).ownership.tanh());
+        let raw = to_vec(&ev.net.forward_t(&p, &gl, Boards::Full, false).ownership.tanh());
         assert_eq!(own.len(), 25);
         for (o, r) in own.iter().zip(&raw) {
             assert!((o + r).abs() < 1e-6, "White moves: the head's view is White's, flipped for Black");

@@ -13,6 +13,7 @@
 //! Settings live here: [`init_threads`] (libtorch's intra-op threads of the calling thread)
 //! and [`device`] (CPU, or CUDA when present).
 
+mod boards;
 pub mod checkpoint;
 pub mod config;
 pub mod evaluator;
@@ -23,7 +24,7 @@ pub use checkpoint::{Checkpoint, ModelMeta};
 pub use config::{same_game, NetConfig, NetShape};
 pub use evaluator::NetEvaluator;
 pub use loss::{LossWeights, Losses, Targets};
-pub use model::{Network, Outputs};
+pub use model::{Boards, Network, Outputs};
 pub use tch;
 
 use hane_engine::range::Invalid;

@@ -21,6 +21,9 @@
 //! has, or where a ko threat is, without many layers. With one board size per net the scaled
 //! means are redundant with the mean; they are kept so the layer keeps KataGo's meaning.
 //!
+//! No weight depends on the board size, so one net can play several board sizes at once
+//! ([`Boards`], `crate::boards`).
+//!
 //! One policy covers both decisions of a Sligo turn: at the start of a turn the legal actions
 //! are pass, no-slide and the slides, after it the placements. The inputs say which decision
 //! it is (the Sligo slide planes and the phase feature), and the evaluator's softmax over the
@@ -29,13 +32,12 @@
 //! Variable names are the checkpoint keys: `stem.conv`, `trunk.3.conv1`, `trunk.2.pool.linear`,
 //! `policy.conv_p`, `value.wdl`, ... (each with `.weight`, `.bias`, `.running_mean`, ...).
 
+use crate::boards::Area;
+pub use crate::boards::{Boards, OFF_BOARD_LOGIT};
 use crate::config::NetConfig;
 use crate::NnError;
-use tch::nn::{self, ModuleT};
+use tch::nn;
 use tch::{Device, Kind, Tensor};
-
-/// Board side that KataGo's pooling terms are centred on.
-const POOL_CENTRE: f64 = 14.0;
 
 /// The raw outputs of a forward pass, for a batch of N positions (side to move's view).
 #[derive(Debug)]
@@ -65,23 +67,6 @@ fn linear(p: nn::Path, cin: usize, cout: usize) -> nn::Linear {
     nn::linear(p, cin as i64, cout as i64, Default::default())
 }
 
-/// Mean, size-scaled mean and max over the board: N × C × S × S → N × 3C.
-fn pool(x: &Tensor, size: f64) -> Tensor {
-    let mean = x.mean_dim([2i64, 3].as_slice(), false, None::<Kind>);
-    let max = x.amax([2i64, 3].as_slice(), false);
-    let scaled = &mean * ((size - POOL_CENTRE) / 10.0);
-    Tensor::cat(&[mean, scaled, max], 1)
-}
-
-/// The value head's pooling: mean and two size-scaled means, N × 3C.
-fn value_pool(x: &Tensor, size: f64) -> Tensor {
-    let mean = x.mean_dim([2i64, 3].as_slice(), false, None::<Kind>);
-    let d = size - POOL_CENTRE;
-    let a = &mean * (d / 10.0);
-    let b = &mean * ((d * d - 10.0) / 100.0);
-    Tensor::cat(&[mean, a, b], 1)
-}
-
 /// The global pooling part of a block: `pool_channels` extra convolution channels, pooled
 /// and turned into one bias per regular channel.
 #[derive(Debug)]
@@ -89,23 +74,21 @@ struct GlobalPool {
     conv: nn::Conv2D,
     bn: nn::BatchNorm,
     linear: nn::Linear,
-    size: f64,
 }
 
 impl GlobalPool {
-    fn new(p: nn::Path, cin: usize, pooled: usize, cout: usize, size: usize) -> GlobalPool {
+    fn new(p: nn::Path, cin: usize, pooled: usize, cout: usize) -> GlobalPool {
         GlobalPool {
             conv: conv(&p / "conv", cin, pooled, 3, false),
             bn: bn(&p / "bn", pooled),
             linear: linear(&p / "linear", 3 * pooled, cout),
-            size: size as f64,
         }
     }
 
     /// The per-channel bias computed from the (already activated) block input `x`, N × C × 1 × 1.
-    fn bias(&self, x: &Tensor, train: bool) -> Tensor {
-        let g = x.apply(&self.conv).apply_t(&self.bn, train).relu_();
-        let b = pool(&g, self.size).apply(&self.linear);
+    fn bias(&self, x: &Tensor, area: &Area, train: bool) -> Tensor {
+        let g = area.norm(&self.bn, &x.apply(&self.conv), train).relu_();
+        let b = area.pool(&area.clip(g)).apply(&self.linear);
         let n = b.size()[0];
         b.view([n, -1, 1, 1])
     }
@@ -123,27 +106,27 @@ struct Block {
 }
 
 impl Block {
-    fn new(p: nn::Path, c: usize, pooled: Option<usize>, size: usize) -> Block {
+    fn new(p: nn::Path, c: usize, pooled: Option<usize>) -> Block {
         Block {
             bn1: bn(&p / "bn1", c),
             conv1: conv(&p / "conv1", c, c, 3, false),
-            pool: pooled.map(|k| GlobalPool::new(&p / "pool", c, k, c, size)),
+            pool: pooled.map(|k| GlobalPool::new(&p / "pool", c, k, c)),
             bn2: bn(&p / "bn2", c),
             conv2: conv(&p / "conv2", c, c, 3, false),
         }
     }
 }
 
-impl ModuleT for Block {
-    fn forward_t(&self, x: &Tensor, train: bool) -> Tensor {
-        let a = x.apply_t(&self.bn1, train).relu_();
+impl Block {
+    /// The block's output; with smaller boards `x` is 0 off them, and so is the output.
+    fn forward(&self, x: &Tensor, area: &Area, train: bool) -> Tensor {
+        let a = area.clip(area.norm(&self.bn1, x, train).relu_());
         let mut h = a.apply(&self.conv1);
         if let Some(pool) = &self.pool {
-            h += pool.bias(&a, train);
+            h += pool.bias(&a, area, train);
         }
-        let mut h = h.apply_t(&self.bn2, train).relu_().apply(&self.conv2);
-        h += x;
-        h
+        let h = area.clip(area.norm(&self.bn2, &h, train).relu_()).apply(&self.conv2);
+        area.clip(h + x)
     }
 }
 
@@ -223,11 +206,11 @@ impl Network {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let sh = config.shape;
-        let (c, s) = (sh.channels, config.board_size);
+        let c = sh.channels;
         let blocks = (0..sh.blocks)
             .map(|i| {
                 let pooled = sh.is_pool_block(i).then_some(sh.pool_channels);
-                Block::new(&root / "trunk" / i, c, pooled, s)
+                Block::new(&root / "trunk" / i, c, pooled)
             })
             .collect();
         let (h, v) = (sh.head_channels, sh.value_channels);
@@ -300,24 +283,28 @@ impl Network {
         self.named_parameters().iter().map(|(_, t)| t.numel()).sum()
     }
 
-    /// Runs the network on `planes` (N × C × S × S, float, 0/1) and `globals` (N × G).
-    /// `train` selects batch statistics (training) or running statistics (inference).
-    pub fn forward_t(&self, planes: &Tensor, globals: &Tensor, train: bool) -> Outputs {
+    /// Runs the network on `planes` (N × C × S × S, float, 0/1) and `globals` (N × G), whose
+    /// boards are all of the net's size or, with [`Boards::Padded`], some smaller ones in its
+    /// corner (see the module docs). `train` selects batch statistics (training) or running
+    /// statistics (inference).
+    pub fn forward_t(&self, planes: &Tensor, globals: &Tensor, boards: Boards, train: bool) -> Outputs {
         let n = planes.size()[0];
         let s = self.config.board_size as i64;
-        let size = s as f64;
+        let area = Area::new(planes, self.config.board_size, boards);
         let mut x = planes.apply(&self.stem_conv);
         x += globals.apply(&self.stem_global).view([n, -1, 1, 1]);
+        let mut x = area.clip(x);
         for b in &self.blocks {
-            x = b.forward_t(&x, train);
+            x = b.forward(&x, &area, train);
         }
-        let x = x.apply_t(&self.trunk_bn, train).relu_();
+        let x = area.clip(area.norm(&self.trunk_bn, &x, train).relu_());
 
         let ph = &self.policy;
-        let g = x.apply(&ph.conv_g).apply_t(&ph.bn_g, train).relu_();
-        let g = pool(&g, size);
+        let g = area.clip(area.norm(&ph.bn_g, &x.apply(&ph.conv_g), train).relu_());
+        let g = area.pool(&g);
         let p = x.apply(&ph.conv_p) + g.apply(&ph.linear_g).view([n, -1, 1, 1]);
-        let spatial = p.apply_t(&ph.bn_p, train).relu_().apply(&ph.conv_out).view([n, -1, s * s]);
+        let spatial = area.clip(area.norm(&ph.bn_p, &p, train).relu_()).apply(&ph.conv_out);
+        let spatial = area.off_board_logits(spatial).view([n, -1, s * s]);
         let global = g.apply(&ph.linear_out);
         let place = spatial.select(1, 0);
         let pass = global.narrow(1, 0, 1);
@@ -332,9 +319,9 @@ impl Network {
         };
 
         let vh = &self.value;
-        let v = x.apply(&vh.conv).apply_t(&vh.bn, train).relu_();
-        let ownership = v.apply(&vh.ownership).view([n, s, s]);
-        let h = value_pool(&v, size).apply(&vh.fc).relu_();
+        let v = area.clip(area.norm(&vh.bn, &x.apply(&vh.conv), train).relu_());
+        let ownership = area.clip(v.apply(&vh.ownership)).view([n, s, s]);
+        let h = area.value_pool(&v).apply(&vh.fc).relu_();
         let score = h.apply(&vh.score);
         Outputs {
             policy,
@@ -381,7 +368,7 @@ mod tests {
             let net = Network::new(cfg, Device::Cpu).unwrap();
             let planes = Tensor::zeros([3, cfg.planes as i64, 5, 5], (Kind::Float, Device::Cpu));
             let globals = Tensor::zeros([3, cfg.globals as i64], (Kind::Float, Device::Cpu));
-            let out = net.forward_t(&planes, &globals, false);
+            let out = net.forward_t(&planes, &globals, Boards::Full, false);
             assert_eq!(out.policy.size(), [3, m], "{rules}");
             assert_eq!(out.wdl.size(), [3, 3]);
             assert_eq!(out.score_mean.size(), [3]);
@@ -421,5 +408,129 @@ mod tests {
             assert!(names.iter().any(|n| n == key), "{key} missing from {names:?}");
         }
         assert!(!names.iter().any(|n| n.starts_with("trunk.0.pool")), "block 0 is not a pooling block");
+    }
+
+    /// A net of `net`'s shape and weights for the same game on a `size` board.
+    fn resized(net: &Network, rules: &Rules, size: u8) -> Network {
+        let cfg = NetConfig::new(&Rules { size, ..*rules }, net.config().shape);
+        let mut big = Network::new(cfg, Device::Cpu).unwrap();
+        big.vs.copy(&net.vs).unwrap();
+        big
+    }
+
+    /// Positions of one game under `rules`, a few turns apart.
+    fn positions(rules: &Rules, count: usize) -> Vec<hane_engine::GameState> {
+        use hane_engine::Game;
+        let (mut g, mut out, mut legal) = (hane_engine::GameState::new(*rules), Vec::new(), Vec::new());
+        for turn in 0..count * 3 {
+            if g.is_over() {
+                break;
+            }
+            if turn % 3 == 0 {
+                out.push(g.clone());
+            }
+            legal.clear();
+            g.legal_actions(&mut legal);
+            g.play(legal[(turn * 7 + 3) % legal.len()]).unwrap();
+        }
+        out
+    }
+
+    /// The inputs of `states` for a net of side `size` and `action_space` entries.
+    fn inputs(
+        states: &[&hane_engine::GameState],
+        cfg: &NetConfig,
+    ) -> (Tensor, Tensor, hane_data::batch::BatchEncoder) {
+        let mut enc = hane_data::batch::BatchEncoder::new(cfg.board_size, cfg.action_space);
+        let n = enc.encode(states.iter().copied());
+        let (p, g) = input_tensors(cfg, enc.planes(), enc.globals(), n, Device::Cpu);
+        (p, g, enc)
+    }
+
+    fn close(a: f64, b: f64, what: &str) {
+        assert!((a - b).abs() < 1e-4, "{what}: {a} against {b}");
+    }
+
+    #[test]
+    fn a_smaller_board_in_a_padded_batch_gets_what_it_gets_at_its_own_size() {
+        use hane_engine::Game;
+        for rules in ["ttakji,size=5", "sligo,size=4", "loose,size=3"] {
+            let rules: Rules = rules.parse().unwrap();
+            let small = Network::new(tiny(&rules.to_string()), Device::Cpu).unwrap();
+            let big = resized(&small, &rules, 7);
+            let mine = positions(&rules, 3);
+            let other = positions(&Rules { size: 7, ..rules }, 1);
+            let mut batch: Vec<&hane_engine::GameState> = vec![&other[0]];
+            batch.extend(mine.iter());
+            let (p7, g7, e7) = inputs(&batch, big.config());
+            assert!(e7.padded());
+            let (p, g, e) = inputs(&mine.iter().collect::<Vec<_>>(), small.config());
+            let padded = big.forward_t(&p7, &g7, Boards::Padded, false);
+            let alone = small.forward_t(&p, &g, Boards::Full, false);
+            let unmasked = big.forward_t(&p7, &g7, Boards::Full, false);
+            let side = i64::from(rules.size);
+            let mut masking_matters = false;
+            for (k, state) in mine.iter().enumerate() {
+                let (ki, bi) = (k as i64, k as i64 + 1);
+                for j in 0..3 {
+                    let (a, b) = (alone.wdl.double_value(&[ki, j]), padded.wdl.double_value(&[bi, j]));
+                    close(a, b, &format!("{rules} position {k} wdl {j}"));
+                    masking_matters |= (a - unmasked.wdl.double_value(&[bi, j])).abs() > 1e-3;
+                }
+                close(alone.score_mean.double_value(&[ki]), padded.score_mean.double_value(&[bi]), "score");
+                let spread =
+                    (alone.score_log_spread.double_value(&[ki]), padded.score_log_spread.double_value(&[bi]));
+                close(spread.0, spread.1, "score spread");
+                let mut legal = Vec::new();
+                state.legal_actions(&mut legal);
+                for &act in &legal {
+                    let (i, j) = (e.entry(k, state, act) as i64, e7.entry(k + 1, state, act) as i64);
+                    let (a, b) = (alone.policy.double_value(&[ki, i]), padded.policy.double_value(&[bi, j]));
+                    close(a, b, &format!("{rules} position {k} {act:?}"));
+                }
+                for y in 0..side {
+                    for x in 0..side {
+                        let a = alone.ownership.double_value(&[ki, y, x]);
+                        close(a, padded.ownership.double_value(&[bi, y, x]), "ownership");
+                    }
+                }
+                // Off the board the policy has no weight.
+                let off = e7.entry(k + 1, state, hane_engine::Action::Pass) as i64 - 1;
+                assert_eq!(padded.policy.double_value(&[bi, off]), OFF_BOARD_LOGIT, "{rules}");
+            }
+            assert!(masking_matters, "{rules}: without the mask the padded boards read differently");
+        }
+    }
+
+    #[test]
+    fn batch_statistics_in_training_count_only_the_boards() {
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        let small = Network::new(tiny(&rules.to_string()), Device::Cpu).unwrap();
+        let big = resized(&small, &rules, 7);
+        let mine = positions(&rules, 4);
+        let batch: Vec<&hane_engine::GameState> = mine.iter().collect();
+        let (p7, g7, _) = inputs(&batch, big.config());
+        let (p, g, _) = inputs(&batch, small.config());
+        let padded = big.forward_t(&p7, &g7, Boards::Padded, true);
+        let alone = small.forward_t(&p, &g, Boards::Full, true);
+        // The masked statistics are differentiable.
+        (padded.wdl.sum(Kind::Float) + padded.policy.sum(Kind::Float)).backward();
+        for k in 0..mine.len() as i64 {
+            for j in 0..3 {
+                close(alone.wdl.double_value(&[k, j]), padded.wdl.double_value(&[k, j]), "wdl in training");
+            }
+        }
+        let stats = |net: &Network| -> Vec<f64> {
+            let vars = net.vs.variables();
+            let mut v = Vec::new();
+            for name in ["trunk.0.bn1.running_mean", "trunk.1.pool.bn.running_var", "value.bn.running_var"] {
+                let t = &vars[name];
+                v.extend((0..t.size()[0]).map(|i| t.double_value(&[i])));
+            }
+            v
+        };
+        for (a, b) in stats(&small).into_iter().zip(stats(&big)) {
+            close(a, b, "running statistics");
+        }
     }
 }

@@ -38,7 +38,7 @@ use hane_nn::checkpoint::{self, Checkpoint, ModelMeta};
 use hane_nn::loss::losses;
 use hane_nn::model::input_tensors;
 use hane_nn::tch::{Device, Kind, Tensor};
-use hane_nn::{NetConfig, Network, NnError, Targets};
+use hane_nn::{Boards, NetConfig, Network, NnError, Targets};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -177,7 +177,7 @@ pub(crate) fn train_step(
     t: u64,
 ) -> Tensor {
     let (planes, globals, targets) = inputs;
-    let out = net.forward_t(planes, globals, true);
+    let out = net.forward_t(planes, globals, Boards::Full, true);
     let l = losses(&out, targets, &cfg.loss_weights, net.config().score_scale());
     opt.zero_grad();
     l.total.backward();

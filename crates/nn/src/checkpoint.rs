@@ -71,6 +71,10 @@ pub struct ModelMeta {
     pub rules: String,
     /// Board size, action space, inputs and net shape.
     pub net: NetConfig,
+    /// The board sizes the net was trained on when they are several (one net for several
+    /// sizes, `crate::Boards`); empty (and not written): the net's own size alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<u8>,
 }
 
 impl ModelMeta {
@@ -82,6 +86,16 @@ impl ModelMeta {
             policy_layout: PolicyLayout::VERSION,
             rules: rules.to_string(),
             net,
+            sizes: Vec::new(),
+        }
+    }
+
+    /// The board sizes the net plays: [`ModelMeta::sizes`], or its own size.
+    pub fn board_sizes(&self) -> Vec<u8> {
+        if self.sizes.is_empty() {
+            u8::try_from(self.net.board_size).map_or_else(|_| Vec::new(), |s| vec![s])
+        } else {
+            self.sizes.clone()
         }
     }
 
@@ -90,13 +104,20 @@ impl ModelMeta {
         self.rules.parse().map_err(|e| Invalid(format!("rules {:?}: {e}", self.rules)))
     }
 
-    /// An error message unless this net plays `rules` (same game and board size).
+    /// An error message unless this net plays `rules`: its game on one of its
+    /// [`ModelMeta::board_sizes`] (a smaller one in the corner of its board).
     pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
         let mine = self.parsed_rules()?;
-        if same_game(&mine, rules) {
+        if same_game(&Rules { size: mine.size, ..*rules }, &mine) && self.board_sizes().contains(&rules.size)
+        {
             Ok(())
         } else {
-            Err(Invalid(format!("the net plays {} but {rules} was asked for", self.rules)))
+            let sizes: Vec<String> = self.board_sizes().iter().map(|s| format!("{s}x{s}")).collect();
+            Err(Invalid(format!(
+                "the net plays {} on {} but {rules} was asked for",
+                self.rules,
+                sizes.join(", ")
+            )))
         }
     }
 }
@@ -285,6 +306,15 @@ impl Checkpoint {
                 self.meta.net, self.meta.rules
             )));
         }
+        if let Some(&size) = self.meta.sizes.iter().find(|&&s| !(2..=rules.size).contains(&s)) {
+            return Err(bad(format!("it claims board size {size}, outside 2..={} of its net", rules.size)));
+        }
+        if !self.meta.sizes.is_empty() && !self.meta.sizes.contains(&rules.size) {
+            return Err(bad(format!(
+                "its board sizes {:?} leave out its net's own, {}",
+                self.meta.sizes, rules.size
+            )));
+        }
         // A net larger than the file's tensors is refused before it is built: a small file
         // claiming a huge net would otherwise cost that allocation first. One no larger costs
         // no more than the tensors already read, and is checked tensor by tensor below.
@@ -414,6 +444,23 @@ mod tests {
         write(&other, &meta, &net.named_variables(), &BTreeMap::new()).unwrap();
         let msg = Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string();
         assert!(msg.contains("encoder version"), "{msg}");
+
+        // Board sizes the net cannot play, or without its own.
+        for sizes in [vec![5, 9], vec![1, 5], vec![3]] {
+            let meta = ModelMeta { sizes: sizes.clone(), ..ModelMeta::new(&rules, *net.config()) };
+            write(&other, &meta, &net.named_variables(), &BTreeMap::new()).unwrap();
+            let msg = Network::load(&other, &rules, Device::Cpu).unwrap_err().to_string();
+            assert!(
+                ["board size", "leave out", "on 3x3 but"].iter().any(|m| msg.contains(m)),
+                "{sizes:?}: {msg}"
+            );
+        }
+        let meta = ModelMeta { sizes: vec![3, 5], ..ModelMeta::new(&rules, *net.config()) };
+        write(&other, &meta, &net.named_variables(), &BTreeMap::new()).unwrap();
+        Network::load(&other, &"ttakji,size=3".parse().unwrap(), Device::Cpu).unwrap();
+        let msg =
+            Network::load(&other, &"ttakji,size=4".parse().unwrap(), Device::Cpu).unwrap_err().to_string();
+        assert!(msg.contains("on 3x3, 5x5"), "{msg}");
 
         // Another policy layout.
         let mut meta = ModelMeta::new(&rules, *net.config());

@@ -6,7 +6,7 @@
 //! | value | cross-entropy against the game's win / draw / loss | entropy of the target |
 //! | score | Huber (δ = 1) of `score_mean` against the final margin / [`NetConfig::score_scale`] | 0 |
 //! | score spread | Huber of `exp(score_log_spread)` against the mean's actual absolute error | 0 |
-//! | ownership | cross-entropy of `(1 + tanh)/2` against `(1 + owner)/2`, mean over points | 0 for ±1 targets |
+//! | ownership | cross-entropy of `(1 + tanh)/2` against `(1 + owner)/2`, mean over each board's points | 0 for ±1 targets |
 //!
 //! The score spread learns how wrong the mean is likely to be: its target is the current
 //! absolute error of the (detached) mean, so it never pulls on the mean itself. Every loss is
@@ -32,6 +32,20 @@ pub struct Targets {
     pub score: Tensor,
     /// Final owner of each point (+1 side to move, −1 opponent, 0 none), float, N × S × S.
     pub ownership: Tensor,
+    /// With smaller boards in the batch ([`crate::Boards::Padded`]): each point's weight in the
+    /// ownership loss, N × S × S: S² / (the row's board area) on its board, 0 off it, so that
+    /// each row's loss is the mean over its own points. `None`: every point weighs 1.
+    pub ownership_weight: Option<Tensor>,
+}
+
+impl Targets {
+    /// The ownership weights of a batch whose boards are marked by `on_board` (N × S × S, 1 on
+    /// a row's board, 0 off it): see [`Targets::ownership_weight`].
+    pub fn ownership_weight_of(on_board: &Tensor) -> Tensor {
+        let s2 = (on_board.size()[1] * on_board.size()[2]) as f64;
+        let area = on_board.sum_dim_intlist([1i64, 2].as_slice(), true, Kind::Float);
+        on_board * (area.reciprocal() * s2)
+    }
 }
 
 /// Weight of each head's loss in the total. The defaults follow KataGo's balance (value 1.5,
@@ -111,9 +125,9 @@ pub fn losses(out: &Outputs, t: &Targets, w: &LossWeights, score_scale: f64) -> 
     let abs_error = (&score_target - out.score_mean.detach()).abs();
     let spread = out.score_log_spread.clamp(LOG_SPREAD_RANGE.0, LOG_SPREAD_RANGE.1).exp();
     let score_spread = spread.smooth_l1_loss(&abs_error, Reduction::Mean, 1.0);
-    let ownership = (&out.ownership * 2.0).binary_cross_entropy_with_logits::<Tensor>(
+    let ownership = (&out.ownership * 2.0).binary_cross_entropy_with_logits::<&Tensor>(
         &((&t.ownership + 1.0) / 2.0),
-        None,
+        t.ownership_weight.as_ref(),
         None,
         Reduction::Mean,
     );
@@ -169,6 +183,7 @@ mod tests {
             wdl: Tensor::from_slice(&[1.0f32, 0.0, 0.0]).view([1, 3]),
             score: Tensor::from_slice(&[18.0f32]),
             ownership: Tensor::from_slice(&[1.0f32, -1.0, 1.0, 1.0]).view([1, 2, 2]).to_device(Device::Cpu),
+            ownership_weight: None,
         };
         let good = outputs(&[-30.0, 30.0, -30.0], [30.0, -30.0, -30.0], 2.0, 0.0);
         let own = Tensor::from_slice(&[30.0f32, -30.0, 30.0, 30.0]).view([1, 2, 2]);
@@ -182,5 +197,30 @@ mod tests {
         assert!((l.value_error.double_value(&[]) - 4.0).abs() < 1e-4);
         assert!((l.score_error.double_value(&[]) - 36.0).abs() < 1e-3);
         assert!((l.ownership.double_value(&[]) - std::f64::consts::LN_2).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_smaller_board_counts_its_own_points_only() {
+        let on_board = Tensor::from_slice(&[1.0f32, 1.0, 0.0, 0.0]).view([1, 2, 2]);
+        let targets = Targets {
+            policy: Tensor::from_slice(&[0.0f32, 1.0, 0.0]).view([1, 3]),
+            wdl: Tensor::from_slice(&[1.0f32, 0.0, 0.0]).view([1, 3]),
+            score: Tensor::from_slice(&[18.0f32]),
+            // Off the board the targets say nothing (0) and the net says nothing (logit 0).
+            ownership: Tensor::from_slice(&[1.0f32, -1.0, 0.0, 0.0]).view([1, 2, 2]),
+            ownership_weight: Some(Targets::ownership_weight_of(&on_board)),
+        };
+        let own = Tensor::from_slice(&[30.0f32, -30.0, 0.0, 0.0]).view([1, 2, 2]);
+        let good =
+            Outputs { ownership: own, ..outputs(&[-30.0, 30.0, -30.0], [30.0, -30.0, -30.0], 2.0, 0.0) };
+        let l = losses(&good, &targets, &LossWeights::default(), 9.0);
+        assert!(
+            l.ownership.double_value(&[]) < 1e-5,
+            "the two board points are right: {}",
+            l.ownership.double_value(&[])
+        );
+        let unweighted = Targets { ownership_weight: None, ..targets };
+        let l = losses(&good, &unweighted, &LossWeights::default(), 9.0);
+        assert!((l.ownership.double_value(&[]) - std::f64::consts::LN_2 / 2.0).abs() < 1e-5);
     }
 }

@@ -65,6 +65,11 @@ pub struct TrainConfig {
     /// Rule set of the data and the net, e.g. `ttakji` or `sligo,size=7`. Shards of the same
     /// game with another komi or turn cap are accepted; anything else is refused.
     pub rules: String,
+    /// Board sizes of the training data, each in 2..=the rules' size and the rules' size among
+    /// them: shards of the rules' game on any of them are accepted, and the net, built for the rules' size, sees a
+    /// smaller board in the top-left corner of its own (one net for several sizes; see
+    /// `hane_nn::Boards`). Empty: the rules' size alone.
+    pub sizes: Vec<u8>,
     /// Shape of a new network (`[train.net]`; ranges in [`NetShape`]'s fields). A resumed run
     /// must use the checkpoint's shape.
     pub net: NetShape,
@@ -149,6 +154,7 @@ impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
             rules: "ttakji".into(),
+            sizes: Vec::new(),
             net: NetShape::default(),
             steps: 10_000,
             cycle_start: 0,
@@ -191,6 +197,15 @@ impl TrainConfig {
         let rules: Rules =
             self.rules.parse().map_err(|e| Invalid(format!("rules = {:?}: {e}", self.rules)))?;
         self.net.validate().map_err(|e| Invalid(format!("net.{e}")))?;
+        for &size in &self.sizes {
+            in_range("sizes", size, 2..=rules.size)?;
+        }
+        if !self.sizes.is_empty() && !self.sizes.contains(&rules.size) {
+            return Err(Invalid(format!(
+                "sizes = {:?}: the net is built for the rules' size, {}, which must be among them",
+                self.sizes, rules.size
+            )));
+        }
         for (key, v) in [
             ("steps", self.steps),
             ("warmup_steps", self.warmup_steps),
@@ -232,6 +247,16 @@ impl TrainConfig {
             in_range(key, v, 0.0..=100.0)?;
         }
         Ok(rules)
+    }
+
+    /// The board sizes of the data for `rules` (the parsed [`TrainConfig::rules`]): `sizes`,
+    /// or the rules' size alone.
+    pub fn data_sizes(&self, rules: &Rules) -> Vec<u8> {
+        if self.sizes.is_empty() {
+            vec![rules.size]
+        } else {
+            self.sizes.clone()
+        }
     }
 
     /// The learning rate of step `step` (0-based).

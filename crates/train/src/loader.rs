@@ -23,6 +23,10 @@
 //!   the buffer. So rows of one game are spread over many batches, and memory stays bounded
 //!   whatever the window's size.
 //! * **Augmentation.** Each row gets a random symmetry ([`hane_data::symmetries`]).
+//! * **Several board sizes.** With [`TrainConfig::sizes`], shards of smaller boards of the same
+//!   game are accepted; each of their rows is moved by its symmetry at its own size, then laid
+//!   into the top-left corner of the net's board (planes, ownership and policy entries,
+//!   [`hane_engine::PolicyLayout::embed`]), and its batch is marked [`Batch::padded`].
 //!
 //! The thread sends ready batches over a bounded channel (a few batches ahead), so reading
 //! and augmenting overlap the training step. The trainer only converts them to tensors.
@@ -63,6 +67,8 @@ pub struct Batch {
     pub score: Vec<f32>,
     /// Ownership targets (−1, 0, 1), rows × S × S.
     pub ownership: Vec<f32>,
+    /// Whether a row is a smaller board than the net's, in its corner (see the module docs).
+    pub padded: bool,
 }
 
 /// The data window after a scan.
@@ -94,6 +100,8 @@ pub enum Message {
 /// The decoded arrays of one shard.
 struct Rows {
     n: usize,
+    /// The board side of its rows.
+    side: usize,
     planes: Vec<u8>,
     globals: Vec<f32>,
     policy: Vec<f32>,
@@ -107,6 +115,7 @@ impl Rows {
         let a = &s.arrays;
         Rows {
             n: s.meta.rows,
+            side: s.meta.board_size,
             planes: a[0].data.clone(),
             globals: a[1].as_f32(),
             policy: a[2].as_f32(),
@@ -128,14 +137,20 @@ struct Seen {
     names: Vec<String>,
 }
 
-/// Why a shard's metadata does not fit the run, if it does not.
-pub fn incompatibility(meta: &ShardMeta, rules: &Rules, net: &NetConfig) -> Option<String> {
+/// Why a shard's metadata does not fit the run, if it does not: the run trains the net for
+/// `rules` on data of the board `sizes`.
+pub fn incompatibility(meta: &ShardMeta, rules: &Rules, sizes: &[u8], net: &NetConfig) -> Option<String> {
     let theirs: Rules = match meta.rules.parse() {
         Ok(r) => r,
         Err(e) => return Some(format!("rules {:?} do not parse: {e}", meta.rules)),
     };
-    if !same_game(&theirs, rules) {
-        return Some(format!("it holds {} data, the run trains {rules}", meta.rules));
+    if !same_game(&Rules { size: rules.size, ..theirs }, rules) || !sizes.contains(&theirs.size) {
+        let list: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+        return Some(format!(
+            "it holds {} data, the run trains {rules} on board sizes {}",
+            meta.rules,
+            list.join(", ")
+        ));
     }
     if meta.encoder_version != ENCODER_VERSION || meta.planes != PLANES || meta.globals != GLOBALS {
         return Some(format!(
@@ -150,10 +165,12 @@ pub fn incompatibility(meta: &ShardMeta, rules: &Rules, net: &NetConfig) -> Opti
             PolicyLayout::VERSION
         ));
     }
-    if meta.board_size != net.board_size || meta.action_space != net.action_space {
+    let layout = PolicyLayout::of(&theirs);
+    let fits = PolicyLayout::of(rules).len() == net.action_space && usize::from(rules.size) == net.board_size;
+    if meta.board_size != usize::from(theirs.size) || meta.action_space != layout.len() || !fits {
         return Some(format!(
-            "board {} with {} actions; the net has {} with {}",
-            meta.board_size, meta.action_space, net.board_size, net.action_space
+            "board {} with {} actions under {}; the net has {} with {}",
+            meta.board_size, meta.action_space, meta.rules, net.board_size, net.action_space
         ));
     }
     None
@@ -172,6 +189,18 @@ fn npz_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Appends planes of a `side` board (C × side × side) to `out` as planes of an `outer` board,
+/// the board in their top-left corner and zeros around it.
+fn corner<T: Copy + Default>(planes: &[T], side: usize, outer: usize, out: &mut Vec<T>) {
+    for plane in planes.chunks_exact(side * side) {
+        let start = out.len();
+        out.resize(start + outer * outer, T::default());
+        for (y, row) in plane.chunks_exact(side).enumerate() {
+            out[start + y * outer..start + y * outer + side].copy_from_slice(row);
+        }
+    }
+}
+
 struct Worker {
     cfg: TrainConfig,
     rules: Rules,
@@ -179,7 +208,10 @@ struct Worker {
     dir: PathBuf,
     tx: SyncSender<Message>,
     rng: Rng,
-    sym: Symmetries,
+    /// The board sizes of the data.
+    sizes: Vec<u8>,
+    /// The symmetry maps of each data size, by size.
+    syms: Vec<Option<Symmetries>>,
     seen: HashMap<PathBuf, Seen>,
     /// Window shards with their cumulative row counts.
     window: Vec<(PathBuf, usize)>,
@@ -233,7 +265,7 @@ impl Worker {
             }
             let seen = match self.read(&p, false).map_err(|_| None)? {
                 Some(s) => {
-                    if let Some(why) = incompatibility(&s.meta, &self.rules, &self.net) {
+                    if let Some(why) = incompatibility(&s.meta, &self.rules, &self.sizes, &self.net) {
                         return Err(Some(TrainError::Incompatible(p, why)));
                     }
                     Seen { modified, len: md.len(), rows: Some(s.meta.rows), names: s.meta.game_names }
@@ -308,7 +340,9 @@ impl Worker {
             let path = self.window[k].0.clone();
             let validated = self.unchanged(&path);
             let shard = self.read(&path, validated).map_err(|_| None)?;
-            if let Some(why) = shard.as_ref().and_then(|s| incompatibility(&s.meta, &self.rules, &self.net)) {
+            if let Some(why) =
+                shard.as_ref().and_then(|s| incompatibility(&s.meta, &self.rules, &self.sizes, &self.net))
+            {
                 return Err(Some(TrainError::Incompatible(path, why)));
             }
             match shard.map(|s| Arc::new(Rows::of(s))) {
@@ -332,17 +366,42 @@ impl Worker {
     fn batch(&mut self) -> Batch {
         let bs = self.cfg.batch_size;
         let mut b = Batch { rows: bs, ..Batch::default() };
-        let (c, g, m) = (self.net.planes, self.net.globals, self.net.action_space);
-        let n2 = self.net.board_size * self.net.board_size;
+        let (c, g) = (self.net.planes, self.net.globals);
+        let outer = self.net.board_size;
+        let net_layout = PolicyLayout::of(&self.rules);
+        let mut scratch = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..bs {
             let (rows, i) = self.buffer.swap_remove(self.rng.below(self.buffer.len()));
             let s = if self.cfg.augment { self.rng.below(8) } else { 0 };
-            self.sym.planes(s, &rows.planes[i * c * n2..(i + 1) * c * n2], &mut b.planes);
+            let side = rows.side;
+            let (n2, m) = (side * side, PolicyLayout::of(&Rules { size: side as u8, ..self.rules }).len());
+            let sym = self.syms[side].as_ref().expect("maps for every data size");
+            let whole = side == outer;
+            let (planes, policy, ownership) = if whole {
+                (&mut b.planes, &mut b.policy, &mut b.ownership)
+            } else {
+                scratch.0.clear();
+                scratch.1.clear();
+                scratch.2.clear();
+                (&mut scratch.0, &mut scratch.1, &mut scratch.2)
+            };
+            sym.planes(s, &rows.planes[i * c * n2..(i + 1) * c * n2], planes);
+            sym.policy(s, &rows.policy[i * m..(i + 1) * m], policy);
+            sym.planes(s, &rows.ownership[i * n2..(i + 1) * n2], ownership);
+            if !whole {
+                b.padded = true;
+                corner(&scratch.0, side, outer, &mut b.planes);
+                corner(&scratch.2, side, outer, &mut b.ownership);
+                let start = b.policy.len();
+                b.policy.resize(start + net_layout.len(), 0.0);
+                let layout = net_layout.resized(side as u8);
+                for (j, &p) in scratch.1.iter().enumerate() {
+                    b.policy[start + layout.embed(net_layout, j)] = p;
+                }
+            }
             b.globals.extend_from_slice(&rows.globals[i * g..(i + 1) * g]);
-            self.sym.policy(s, &rows.policy[i * m..(i + 1) * m], &mut b.policy);
             b.wdl.extend_from_slice(&rows.wdl[i * 3..i * 3 + 3]);
             b.score.push(rows.score[i]);
-            self.sym.planes(s, &rows.ownership[i * n2..(i + 1) * n2], &mut b.ownership);
         }
         b
     }
@@ -434,6 +493,12 @@ impl Loader {
     pub fn start(cfg: &TrainConfig, rules: Rules, net: NetConfig, dir: &Path, seed: u64) -> Loader {
         let (tx, rx) = sync_channel(PREFETCH);
         let quit = Arc::new(AtomicBool::new(false));
+        let sizes = cfg.data_sizes(&rules);
+        let mut syms = vec![None; usize::from(rules.size) + 1];
+        for &size in &sizes {
+            let r = Rules { size, ..rules };
+            syms[usize::from(size)] = Some(Symmetries::new(usize::from(size), PolicyLayout::of(&r).len()));
+        }
         let worker = Worker {
             cfg: cfg.clone(),
             rules,
@@ -441,7 +506,8 @@ impl Loader {
             dir: dir.to_path_buf(),
             tx,
             rng: Rng::new(seed),
-            sym: Symmetries::new(net.board_size, net.action_space),
+            syms,
+            sizes,
             seen: HashMap::new(),
             window: Vec::new(),
             window_rows: 0,
@@ -509,11 +575,24 @@ mod tests {
             source: "test".into(),
             crc32: 0,
         };
-        assert_eq!(incompatibility(&meta, &rules, &net), None);
+        assert_eq!(incompatibility(&meta, &rules, &[5], &net), None);
         let other = ShardMeta { policy_layout: PolicyLayout::VERSION + 1, ..meta.clone() };
-        let why = incompatibility(&other, &rules, &net).unwrap();
+        let why = incompatibility(&other, &rules, &[5], &net).unwrap();
         assert!(why.contains("policy layout version 2"), "{why}");
-        let other = ShardMeta { encoder_version: ENCODER_VERSION + 1, ..meta };
-        assert!(incompatibility(&other, &rules, &net).unwrap().contains("encoder version"));
+        let other = ShardMeta { encoder_version: ENCODER_VERSION + 1, ..meta.clone() };
+        assert!(incompatibility(&other, &rules, &[5], &net).unwrap().contains("encoder version"));
+        // A smaller board of the same game fits a bigger net only when its size is listed.
+        let seven: Rules = "ttakji,size=7".parse().unwrap();
+        let big = NetConfig::new(&seven, NetShape::tiny());
+        let why = incompatibility(&meta, &seven, &[7], &big).unwrap();
+        assert!(why.contains("on board sizes 7"), "{why}");
+        assert_eq!(incompatibility(&meta, &seven, &[5, 7], &big), None);
+        let lying = ShardMeta { board_size: 7, ..meta.clone() };
+        assert!(
+            incompatibility(&lying, &seven, &[5, 7], &big).is_some(),
+            "metadata must agree with its rules"
+        );
+        let loose = ShardMeta { rules: "loose,size=5".into(), ..meta };
+        assert!(incompatibility(&loose, &seven, &[5, 7], &big).is_some(), "another game is refused");
     }
 }

@@ -33,6 +33,7 @@ use crate::loader::{Batch, Loader, Message, WindowInfo};
 use crate::optim::Optimizer;
 use crate::tensorboard::EventWriter;
 use crate::TrainError;
+use hane_data::features::ON_BOARD_PLANE;
 use hane_engine::Rules;
 use hane_nn::checkpoint::{self, Checkpoint, ModelMeta};
 use hane_nn::loss::losses;
@@ -152,18 +153,21 @@ impl std::fmt::Display for TrainSummary {
     }
 }
 
-/// Input and target tensors of a batch, on `device`.
-fn batch_tensors(net: &NetConfig, b: &Batch, device: Device) -> (Tensor, Tensor, Targets) {
+/// Input and target tensors of a batch, on `device`, and how its boards lie.
+fn batch_tensors(net: &NetConfig, b: &Batch, device: Device) -> (Tensor, Tensor, Boards, Targets) {
     let (planes, globals) = input_tensors(net, &b.planes, &b.globals, b.rows, device);
     let (n, s) = (b.rows as i64, net.board_size as i64);
     let t = |v: &[f32], shape: &[i64]| Tensor::from_slice(v).view(shape).to_device(device);
+    let boards = if b.padded { Boards::Padded } else { Boards::Full };
+    let on_board = || planes.select(1, ON_BOARD_PLANE as i64);
     let targets = Targets {
         policy: t(&b.policy, &[n, net.action_space as i64]),
         wdl: t(&b.wdl, &[n, 3]),
         score: t(&b.score, &[n]),
         ownership: t(&b.ownership, &[n, s, s]),
+        ownership_weight: b.padded.then(|| Targets::ownership_weight_of(&on_board())),
     };
-    (planes, globals, targets)
+    (planes, globals, boards, targets)
 }
 
 /// One optimiser step on a batch; returns the [`METRICS`] as one tensor (no device sync).
@@ -172,12 +176,12 @@ pub(crate) fn train_step(
     net: &Network,
     opt: &mut Optimizer,
     cfg: &TrainConfig,
-    inputs: &(Tensor, Tensor, Targets),
+    inputs: &(Tensor, Tensor, Boards, Targets),
     lr: f64,
     t: u64,
 ) -> Tensor {
-    let (planes, globals, targets) = inputs;
-    let out = net.forward_t(planes, globals, Boards::Full, true);
+    let (planes, globals, boards, targets) = inputs;
+    let out = net.forward_t(planes, globals, *boards, true);
     let l = losses(&out, targets, &cfg.loss_weights, net.config().score_scale());
     opt.zero_grad();
     l.total.backward();
@@ -363,7 +367,11 @@ impl Trainer {
             (STATE_KEY.to_string(), serde_json::to_string(&state).expect("state serialises")),
             (CONFIG_KEY.to_string(), serde_json::to_string(&self.cfg).expect("config serialises")),
         ]);
-        let meta = ModelMeta::new(&self.rules, *self.net.config());
+        let mut meta = ModelMeta::new(&self.rules, *self.net.config());
+        let sizes = self.cfg.data_sizes(&self.rules);
+        if sizes != [self.rules.size] {
+            meta.sizes = sizes;
+        }
         match checkpoint::write(&path, &meta, &self.named_state(), &extra) {
             Err(NnError::NonFinite { tensor, count, .. }) => {
                 return Err(self.diverged(format!("{count} values of {tensor} are NaN or infinite")))
@@ -521,11 +529,13 @@ impl Trainer {
         let inputs = (
             Tensor::rand([n, cfg.planes as i64, s, s], opts).round(),
             Tensor::rand([n, cfg.globals as i64], opts),
+            Boards::Full,
             Targets {
                 policy: Tensor::rand([n, m], opts).softmax(1, Kind::Float),
                 wdl: Tensor::rand([n, 3], opts).softmax(1, Kind::Float),
                 score: Tensor::randn([n], opts) * 10.0,
                 ownership: Tensor::randint(3, [n, s, s], opts) - 1.0,
+                ownership_weight: None,
             },
         );
         let mut run = |k: u64| {

@@ -13,30 +13,34 @@ use hane_engine::rules::Variant;
 use hane_engine::{GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 
-/// Whether a net trained under `net` can evaluate games under `asked`: `Ok(None)` for its
-/// own game (komi and turn cap aside), `Ok(Some(note))` for other Go rules of its board size
-/// (the note says which rules the net was trained on), else an error saying why not.
-pub fn check(net: &Rules, asked: &Rules) -> Result<Option<String>, Invalid> {
-    if hane_nn::same_game(net, asked) {
+/// Whether a net trained under `net` on the board `sizes` can evaluate games under `asked`:
+/// `Ok(None)` for its own game (komi and turn cap aside) on one of its sizes, `Ok(Some(note))`
+/// for other Go rules there (the note says which rules the net was trained on), else an error
+/// saying why not.
+pub fn check(net: &Rules, sizes: &[u8], asked: &Rules) -> Result<Option<String>, Invalid> {
+    let at_size = Rules { size: asked.size, ..*net };
+    let fits = sizes.contains(&asked.size);
+    if fits && hane_nn::same_game(&at_size, asked) {
         return Ok(None);
     }
-    let size = net.size;
-    if net.variant != asked.variant || net.variant != Variant::Go || asked.size != size {
+    if net.variant != asked.variant || net.variant != Variant::Go || !fits {
+        let boards: Vec<String> = sizes.iter().map(|s| format!("{s}x{s}")).collect();
+        let boards = boards.join(", ");
         let may = if net.variant == Variant::Go {
-            format!("any Go rules on {size}x{size}, komi and turn cap included")
+            format!("any Go rules on {boards}, komi and turn cap included")
         } else {
-            "komi and the turn cap may change".to_string()
+            format!("on {boards}; komi and the turn cap may change")
         };
         return Err(Invalid(format!("the loaded net plays only {net} ({may}), not {asked}")));
     }
     Ok(Some(format!(
-        "the net was trained on {net}: the search plays under the rules asked for (legality, ko, \
+        "the net was trained on {at_size}: the search plays under the rules asked for (legality, ko, \
          scoring and komi exact) with the evaluations of a net trained on other rules"
     )))
 }
 
 /// An evaluator of a net trained under `trained` (a Go rule set) that shows it positions of
-/// other Go rules of its board size as positions of its own rules, with their komi.
+/// other Go rules as positions of its own rules on their board, with their komi.
 #[derive(Debug)]
 pub struct AsTrained<E> {
     /// The net's evaluator.
@@ -49,10 +53,11 @@ impl<E> AsTrained<E> {
     /// `state` as the net is shown it: under its own rules with `state`'s komi, when they
     /// are another game of the same shape; else as it is.
     fn shown<'a>(&self, state: &'a GameState) -> std::borrow::Cow<'a, GameState> {
-        if hane_nn::same_game(&self.trained, state.rules()) {
+        let own = Rules { size: state.rules().size, ..self.trained };
+        if hane_nn::same_game(&own, state.rules()) {
             return std::borrow::Cow::Borrowed(state);
         }
-        let rules = Rules { komi: state.rules().komi, ..self.trained };
+        let rules = Rules { komi: state.rules().komi, ..own };
         match state.with_rules(rules) {
             Ok(g) => std::borrow::Cow::Owned(g),
             Err(_) => std::borrow::Cow::Borrowed(state),
@@ -62,7 +67,8 @@ impl<E> AsTrained<E> {
 
 impl<E: Evaluator<GameState>> Evaluator<GameState> for AsTrained<E> {
     fn evaluate(&mut self, batch: &[EvalRequest<GameState>]) -> Vec<Evaluation> {
-        if batch.iter().all(|r| hane_nn::same_game(&self.trained, r.state.rules())) {
+        let own = |r: &Rules| Rules { size: r.size, ..self.trained };
+        if batch.iter().all(|r| hane_nn::same_game(&own(r.state.rules()), r.state.rules())) {
             return self.inner.evaluate(batch);
         }
         let shown: Vec<EvalRequest<GameState>> = batch
@@ -96,19 +102,36 @@ mod tests {
     #[test]
     fn a_go_net_answers_every_go_rule_set_of_its_size() {
         let net: Rules = "ttakji,size=5".parse().unwrap();
-        assert_eq!(check(&net, &"ttakji,size=5,komi=3".parse().unwrap()).unwrap(), None);
+        assert_eq!(check(&net, &[5], &"ttakji,size=5,komi=3".parse().unwrap()).unwrap(), None);
         for other in ["japanese,size=5", "chinese,size=5", "tromp-taylor,size=5", "brainking,size=5"] {
-            let note = check(&net, &other.parse().unwrap()).unwrap().expect("a note");
+            let note = check(&net, &[5], &other.parse().unwrap()).unwrap().expect("a note");
             assert!(note.contains("trained on ttakji,size=5"), "{other}: {note}");
         }
         for refused in ["ttakji,size=7", "loose,size=5", "sligo,size=5"] {
-            assert!(check(&net, &refused.parse().unwrap()).is_err(), "{refused}");
+            assert!(check(&net, &[5], &refused.parse().unwrap()).is_err(), "{refused}");
         }
         let loose: Rules = "loose,size=5".parse().unwrap();
-        assert!(check(&loose, &"chinese,size=5".parse().unwrap())
+        assert!(check(&loose, &[5], &"chinese,size=5".parse().unwrap())
             .unwrap_err()
             .0
             .contains("plays only loose"));
+    }
+
+    #[test]
+    fn a_net_of_several_sizes_answers_each_of_them() {
+        let net: Rules = "ttakji,size=7".parse().unwrap();
+        assert_eq!(check(&net, &[5, 7], &"ttakji,size=5".parse().unwrap()).unwrap(), None);
+        let note = check(&net, &[5, 7], &"japanese,size=5".parse().unwrap()).unwrap().expect("a note");
+        assert!(note.contains("trained on ttakji,size=5"), "{note}");
+        let err = check(&net, &[5, 7], &"ttakji,size=6".parse().unwrap()).unwrap_err().0;
+        assert!(err.contains("on 5x5, 7x7"), "{err}");
+        // A 5x5 position reaches the net as its own rules on 5x5.
+        let mut ev = AsTrained { inner: Spy(Vec::new()), trained: net };
+        let g = GameState::new("japanese,size=5".parse().unwrap());
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        ev.evaluate(&[EvalRequest { state: g, legal }]);
+        assert!(hane_nn::same_game(&ev.inner.0[0], &"ttakji,size=5".parse().unwrap()), "{}", ev.inner.0[0]);
     }
 
     #[test]

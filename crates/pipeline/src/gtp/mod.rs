@@ -19,7 +19,7 @@
 //!
 //! The search evaluates positions with random rollouts, or with a net from `--model
 //! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays the rule set it was
-//! trained on and, for a Go net, any Go rules of its board size (`--rules japanese,size=5`
+//! trained on and, for a Go net, any Go rules of its board sizes (`--rules japanese,size=5`
 //! or `kata-set-rules japanese` with a 5x5 ttakji net: the search plays under those rules
 //! with the net's evaluations, and stderr says which rules the net was trained on; see
 //! [`crate::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
@@ -99,8 +99,8 @@ const GOGUI_ANALYZE: &[&str] = &[
 pub struct Brain {
     /// The search, with the net or random rollouts.
     player: SearchPlayer<Box<dyn Evaluator<GameState>>>,
-    /// The rule set of the loaded net, if any: the only game it can evaluate.
-    net: Option<Rules>,
+    /// The rule set of the loaded net and the board sizes it plays, if any.
+    net: Option<(Rules, Vec<u8>)>,
 }
 
 impl std::fmt::Debug for Brain {
@@ -108,7 +108,7 @@ impl std::fmt::Debug for Brain {
         f.debug_struct("Brain")
             .field("visits", &self.player.visits)
             .field("seed", &self.player.seed)
-            .field("net", &self.net.map(|r| r.to_string()))
+            .field("net", &self.net.as_ref().map(|(r, sizes)| format!("{r} on {sizes:?}")))
             .finish_non_exhaustive()
     }
 }
@@ -123,12 +123,15 @@ impl Brain {
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
                 let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", path.display()));
-                let trained = Brain::trained_rules(path)?;
-                crate::net_rules::check(&trained, &rules).map_err(|e| bad(&e))?;
-                let ev = hane_nn::NetEvaluator::load(path, &trained, "auto", 1)
+                let meta = hane_nn::Checkpoint::read(path).map_err(|e| bad(&e))?.meta;
+                let trained = meta.parsed_rules().map_err(|e| bad(&e))?;
+                let sizes = meta.board_sizes();
+                crate::net_rules::check(&trained, &sizes, &rules).map_err(|e| bad(&e))?;
+                // The net for the asked size: its own board, or a smaller one in its corner.
+                let ev = hane_nn::NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)
                     .map_err(|e| bad(&e))?
                     .with_random_symmetries();
-                (Box::new(AsTrained { inner: ev, trained }), Some(trained))
+                (Box::new(AsTrained { inner: ev, trained }), Some((trained, sizes)))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
@@ -144,11 +147,11 @@ impl Brain {
 
     /// An error message unless this brain can play games under `rules`: always without a
     /// net; with a net, its own game (komi and turn cap aside) or, for a Go net, any Go rules
-    /// of its board size, with a note saying which rules the net was trained on
+    /// of its board sizes, with a note saying which rules the net was trained on
     /// ([`crate::net_rules`]).
     pub fn check_rules(&self, rules: &Rules) -> Result<Option<String>, Invalid> {
         match &self.net {
-            Some(net) => crate::net_rules::check(net, rules),
+            Some((net, sizes)) => crate::net_rules::check(net, sizes, rules),
             None => Ok(None),
         }
     }

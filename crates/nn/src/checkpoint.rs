@@ -282,6 +282,16 @@ impl Checkpoint {
     /// after checking the encoder version and every variable's presence and shape. Tensors
     /// other than the network's must be under [`OPTIMIZER_PREFIX`].
     pub fn network(&self, device: Device) -> Result<Network, NnError> {
+        self.network_sized(None, device)
+    }
+
+    /// The same net built for the board `size` of its game: no weight depends on the board
+    /// size, so a net trained on one size continues on another ([`crate::Boards`]).
+    pub fn network_for_size(&self, size: u8, device: Device) -> Result<Network, NnError> {
+        self.network_sized(Some(size), device)
+    }
+
+    fn network_sized(&self, size: Option<u8>, device: Device) -> Result<Network, NnError> {
         let bad = |m: String| NnError::Corrupt(self.path.clone(), m);
         if self.meta.encoder_version != ENCODER_VERSION {
             return Err(NnError::Mismatch(format!(
@@ -331,7 +341,11 @@ impl Checkpoint {
                 self.meta.net.shape.name()
             )));
         }
-        let net = Network::new(self.meta.net, device)?;
+        let config = match size {
+            Some(size) => NetConfig::new(&Rules { size, ..rules }, self.meta.net.shape),
+            None => self.meta.net,
+        };
+        let net = Network::new(config, device)?;
         let vars = net.named_variables();
         for (name, var) in &vars {
             let src = self.tensors.get(name).ok_or_else(|| bad(format!("tensor {name} is missing")))?;

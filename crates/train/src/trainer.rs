@@ -288,7 +288,9 @@ impl Trainer {
         file_step: u64,
     ) -> Result<Trainer, TrainError> {
         let refuse = |m: String| TrainError::Checkpoint(ck.path.clone(), m);
-        ck.meta.check_rules(&rules).map_err(|e| refuse(e.0))?;
+        // A net of the run's game on another board size continues on this one.
+        let theirs = ck.meta.parsed_rules().map_err(|e| refuse(e.0))?;
+        ck.meta.check_rules(&Rules { size: theirs.size, ..rules }).map_err(|e| refuse(e.0))?;
         if ck.meta.net.shape != cfg.net {
             return Err(refuse(format!(
                 "it holds a {:?} net, the config asks for {:?} (train into another folder to change the shape)",
@@ -303,7 +305,7 @@ impl Trainer {
         if state.step != file_step {
             return Err(refuse(format!("its name says step {file_step}, its state says {}", state.step)));
         }
-        let net = ck.network(device)?;
+        let net = ck.network_for_size(rules.size, device)?;
         let mut opt = Optimizer::new(&net, cfg);
         opt.load_state(&ck.tensors).map_err(refuse)?;
         Ok(Trainer {

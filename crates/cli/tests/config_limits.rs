@@ -34,6 +34,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("selfplay", "pack_rows", "100000000"),
     ("selfplay", "seed", "-1"),
     ("train", "steps", "10000000000000"),
+    ("train", "sizes", "[1, 9]"),
     ("train", "batch_size", "1000000000000"),
     ("train", "lr", "nan"),
     ("train", "warmup_steps", "10000000000000"),

@@ -7,7 +7,7 @@
 //! The file is written whole: to a temporary name in the same folder, synced, then renamed
 //! over the old one, so a kill at any moment leaves the previous save or the new one. Its
 //! layout (little-endian): [`MAGIC`], [`FORMAT_VERSION`], the solved position (rules and
-//! moves, as text), the entry size, the root's state, the entry count, the entries
+//! moves, as text), the entry size, the root's state (with the move-ordering counts), the entry count, the entries
 //! ([`ENTRY_BYTES`] each) and an FNV-1a checksum of everything before it. A file that is not
 //! one, of another version, of another position or damaged is refused before its entries are
 //! used.
@@ -35,7 +35,7 @@ pub struct SaveTo {
 }
 
 /// What the root search had proved when saved.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Root {
     /// Proven bounds on the root value.
     pub lower: i32,
@@ -49,6 +49,9 @@ pub(super) struct Root {
     /// Nodes and seconds of every run so far.
     pub nodes: u64,
     pub seconds: f64,
+    /// The move-ordering counts (the history heuristic), so that a resumed search orders
+    /// moves as the stopped one did and finds its stored subtrees again.
+    pub history: Vec<u64>,
 }
 
 /// FNV-1a over everything written or read.
@@ -80,6 +83,10 @@ fn header(position: &str, root: &Root, count: u64) -> Vec<u8> {
     h.push(u8::from(root.capped));
     h.extend_from_slice(&root.nodes.to_le_bytes());
     h.extend_from_slice(&root.seconds.to_le_bytes());
+    h.extend_from_slice(&(root.history.len() as u32).to_le_bytes());
+    for c in &root.history {
+        h.extend_from_slice(&c.to_le_bytes());
+    }
     h.extend_from_slice(&count.to_le_bytes());
     h
 }
@@ -145,8 +152,8 @@ impl Fields {
 }
 
 /// Loads a save of the solve of `position` into `table` (if any): the root's state, or
-/// `Ok(None)` if there is no file. Entries whose best action is not below `actions` are
-/// refused with the file. On an error the table may hold some of the file's entries and must
+/// `Ok(None)` if there is no file. Entries whose best action is not below `actions`, or
+/// history counts not of `2 * actions` actions, are refused with the file. On an error the table may hold some of the file's entries and must
 /// not be used.
 pub(super) fn load(
     path: &Path,
@@ -183,7 +190,7 @@ pub(super) fn load(
     if entry_bytes != ENTRY_BYTES {
         return Err(damaged(&format!("entries of {entry_bytes} bytes, this build's have {ENTRY_BYTES}")));
     }
-    let root = Root {
+    let mut root = Root {
         lower: f.u32().map_err(io)? as i32,
         upper: f.u32().map_err(io)? as i32,
         depth: f.u32().map_err(io)?,
@@ -195,7 +202,15 @@ pub(super) fn load(
         },
         nodes: f.u64().map_err(io)?,
         seconds: f64::from_le_bytes(f.array().map_err(io)?),
+        history: Vec::new(),
     };
+    let n = f.u32().map_err(io)? as usize;
+    if n != 2 * actions {
+        return Err(damaged(&format!("move counts for {n} actions, not {}", 2 * actions)));
+    }
+    for _ in 0..n {
+        root.history.push(f.u64().map_err(io)?);
+    }
     let count = f.u64().map_err(io)?;
     let head = header(position, &root, count).len() as u64;
     if count.checked_mul(ENTRY_BYTES as u64).and_then(|b| b.checked_add(head + 8)) != Some(len) {

@@ -92,8 +92,9 @@ pub(super) struct Search<'a> {
     max_value: i32,
     /// In a proof search, the side trying to prove the test (see the module docs).
     prover: Option<Color>,
-    /// Cutoffs caused per action index (the history heuristic).
+    /// Cutoffs caused per side and action index (the history heuristic).
     history: Vec<u64>,
+
     /// Benson bounds and the count by board hash (direct-mapped).
     benson_cache: Vec<(u64, i32, i32, i32)>,
     stats: Progress,
@@ -158,7 +159,8 @@ impl<'a> Search<'a> {
             max_turns: rules.max_turns(),
             max_value: super::max_value(rules),
             prover: None,
-            history: vec![0; start.action_space()],
+            history: vec![0; 2 * start.action_space()],
+
             benson_cache: vec![(0, 0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
             stats: Progress::default(),
             every: options.progress_every.max(1),
@@ -183,6 +185,7 @@ impl<'a> Search<'a> {
                 (s.resumed_nodes, s.resumed_seconds) = (root.nodes, root.seconds);
                 search.best = Action::from_index(start.geo(), usize::from(root.best));
                 search.capped = root.capped;
+                search.history = root.history;
             }
             search.save =
                 Some(Saver { to: to.clone(), position: position.into(), last: Instant::now(), saved });
@@ -202,6 +205,7 @@ impl<'a> Search<'a> {
             capped: self.capped,
             nodes: self.stats.resumed_nodes + self.stats.nodes,
             seconds: self.stats.resumed_seconds + self.clock.elapsed().as_secs_f64(),
+            history: self.history.clone(),
         };
         if let Err(e) = checkpoint::save(&save.to.path, &save.position, &root, self.table.as_ref()) {
             self.save_error = Some(format!("cannot save the solve to {}: {e}", save.to.path.display()));
@@ -352,6 +356,56 @@ impl<'a> Search<'a> {
         self.stopped || self.save_error.is_some() || self.stats.nodes > self.node_limit
     }
 
+    /// The first of `actions` after the first whose child has a table entry, valid for its
+    /// history, beyond the window (at or above `beta` for Black to move, at or below `alpha`
+    /// for White): searched first, it ends the node at once. Not under simple ko, whose keys
+    /// hold the legal set, which a child does not have yet.
+    fn transposition_cut(
+        &mut self,
+        g: &GameState,
+        actions: &[Action],
+        alpha: i32,
+        beta: i32,
+        stones: Stones,
+    ) -> Option<usize> {
+        self.table.as_ref()?;
+        let maximize = g.to_move() == Color::Black;
+        for (i, &a) in actions.iter().enumerate().skip(1) {
+            let mut child = self.copy_of(g);
+            child.play_unchecked(a);
+            let cut = !child.is_over() && self.refutes(&child, a, stones, maximize, alpha, beta);
+            self.spare.push(child);
+            if cut {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Whether the table holds, for `child` (reached by `a` from the stones `parent`), a
+    /// bound beyond the window on the mover's side.
+    fn refutes(&mut self, child: &GameState, a: Action, parent: Stones, maximize: bool, alpha: i32, beta: i32) -> bool {
+        let stones = Stones::of(child.board());
+        let frame = self.frames.canonical(stones);
+        let key = self.frames.key(child, stones, frame, None);
+        let offset = self.offset(child);
+        if self.superko {
+            self.path.push(if matches!(a, Action::Place(_)) { stones } else { parent });
+        }
+        let frames = &self.frames;
+        let from_canonical = |m| frames.map(frame.inverse(), m);
+        let cut = self.table.as_ref().is_some_and(|t| {
+            t.get(key).any(|e| {
+                let beyond = if maximize { e.lower + offset >= beta } else { e.upper + offset <= alpha };
+                beyond && e.holds(child.turns(), &self.path, from_canonical)
+            })
+        });
+        if self.superko {
+            self.path.pop();
+        }
+        cut
+    }
+
     /// Bounds on the value of `g`, searched `depth` plies deep: decisive for the window
     /// `alpha..beta` (exact inside it, or beyond one end) unless the horizon intervened.
     fn search(&mut self, g: &GameState, mut alpha: i32, mut beta: i32, depth: u32) -> Node {
@@ -425,15 +479,24 @@ impl<'a> Search<'a> {
         }
         let pass_ends = g.passes() == 1;
         let history = &self.history;
+        let side = g.to_move().index() * g.action_space();
         actions.sort_by_key(|a| {
             let i = g.action_index(*a);
             match a {
                 _ if Some(*a) == hint => (0, 0),
                 Action::Pass if pass_ends => (1, 0),
-                Action::Pass => (3, 0),
-                _ => (2, u64::MAX - history[i]),
+                Action::Pass => (4, 0),
+                _ => (3, u64::MAX - history[side + i]),
             }
         });
+
+        // Enhanced transposition cutoff: a child whose table entry already refutes the window
+        // is searched first (its search is then one table hit).
+        if depth >= 2 && !self.simple_ko {
+            if let Some(i) = self.transposition_cut(g, &actions, alpha, beta, stones) {
+                actions[..=i].rotate_right(1);
+            }
+        }
 
         let start_nodes = self.stats.nodes;
         let mut deps = Deps::inner(self.max_turns);
@@ -499,7 +562,8 @@ impl<'a> Search<'a> {
                 beta = beta.min(sub.upper);
             }
             if alpha >= beta {
-                self.history[g.action_index(a)] += 1;
+                self.history[g.to_move().index() * g.action_space() + g.action_index(a)] += 1;
+
                 break;
             }
             // In a proof search, one line the prover has not won yet ends an opponent's node.

@@ -269,10 +269,10 @@ impl Table {
     }
 
     /// Stores an entry: in the first slot if it holds at least the work of the entry there
-    /// (which moves to the second), else in the second. A table half full grows first (doubling, up to its limit; if
+    /// (which moves to the second), else in the second. A table a quarter full grows first (doubling, up to its limit; if
     /// memory runs out it stays as it is).
     pub fn put(&mut self, e: Entry) {
-        if 2 * self.used >= self.slots.len() && self.buckets() < self.limit {
+        if 4 * self.used >= self.slots.len() && self.buckets() < self.limit {
             let more = (2 * self.buckets()).min(self.limit);
             if self.resize(more).is_err() {
                 self.limit = self.buckets();

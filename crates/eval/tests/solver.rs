@@ -302,3 +302,29 @@ fn a_damaged_or_foreign_save_is_refused() {
     assert_eq!(solve(&r, &saving(&path, u64::MAX), &mut |_| ()).unwrap().value, 36);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "3.1M nodes, 23 s in release mode on the shared 2-core machine (docs/solver.md)"]
+fn go_4x4_openings() {
+    // Five 4x4 positions a few moves in: the benchmark of docs/solver.md (it prints the node
+    // counts). The values are those the solver found before move ordering, the enhanced
+    // transposition cutoffs and the growing table (6.7M nodes then).
+    let r = rules("ttakji,size=4");
+    let lines: [(&[&str], i32); 5] = [
+        (&["B2", "C3", "C2", "B3"], 8),
+        (&["B2", "C2", "C3", "B3", "D2"], 64),
+        (&["A1", "B2", "C3", "B3"], -64),
+        (&["B2", "B3", "C3", "C2"], 64),
+        (&["B3", "C3", "C2", "B2", "A3"], -64),
+    ];
+    let (mut nodes, mut seconds) = (0, 0.0);
+    for (moves, value) in lines {
+        let g = GameState::new(r);
+        let line: Vec<Action> = moves.iter().map(|m| Action::Place(g.geo().parse(m).unwrap())).collect();
+        let s = solve_after(&r, &line, &options(22), &mut |_| ()).unwrap();
+        eprintln!("after {moves:?}: value {}, {} nodes, {:.1} s", s.value, s.stats.nodes, s.stats.seconds);
+        assert_eq!(s.value, value, "after {moves:?}");
+        (nodes, seconds) = (nodes + s.stats.nodes, seconds + s.stats.seconds);
+    }
+    eprintln!("{nodes} nodes, {seconds:.1} s");
+}

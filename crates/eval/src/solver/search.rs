@@ -384,7 +384,15 @@ impl<'a> Search<'a> {
 
     /// Whether the table holds, for `child` (reached by `a` from the stones `parent`), a
     /// bound beyond the window on the mover's side.
-    fn refutes(&mut self, child: &GameState, a: Action, parent: Stones, maximize: bool, alpha: i32, beta: i32) -> bool {
+    fn refutes(
+        &mut self,
+        child: &GameState,
+        a: Action,
+        parent: Stones,
+        maximize: bool,
+        alpha: i32,
+        beta: i32,
+    ) -> bool {
         let stones = Stones::of(child.board());
         let frame = self.frames.canonical(stones);
         let key = self.frames.key(child, stones, frame, None);

@@ -90,8 +90,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
                     memory.unwrap_or(0)
                 )));
             }
-            usize::try_from((mb << 20) / TABLE_ENTRY_BYTES as u64)
-                .map_err(|_| Failure::input("--table-mb: too large"))?
+            mb.checked_mul(1 << 20)
+                .and_then(|bytes| usize::try_from(bytes / TABLE_ENTRY_BYTES as u64).ok())
+                .ok_or_else(|| Failure::input(format!("--table-mb {mb}: too large")))?
         }
     };
     if a.save_every == 0 {

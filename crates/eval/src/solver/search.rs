@@ -49,6 +49,9 @@ const DEPTH_STEP: u32 = 4;
 /// (progress reports, millions of nodes apart, came 12 s apart there).
 const STOP_POLL: u64 = 1 << 12;
 
+/// Entries of the cache of Benson bounds by board (24 bytes each).
+const BENSON_CACHE: usize = 1 << 20;
+
 /// Proven bounds on a node's value, what they depend on, and the best action found.
 struct Node {
     lower: i32,
@@ -161,7 +164,10 @@ impl<'a> Search<'a> {
             prover: None,
             history: vec![0; 2 * start.action_space()],
 
-            benson_cache: vec![(0, 0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
+            benson_cache: vec![
+                (0, 0, 0, 0);
+                if rules.dead == DeadStones::PassAlive { BENSON_CACHE } else { 0 }
+            ],
             stats: Progress::default(),
             every: options.progress_every.max(1),
             node_limit: options.node_limit,

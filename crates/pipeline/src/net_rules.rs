@@ -7,11 +7,15 @@
 //! position as if it were played under its own rules with the asked-for komi
 //! ([`AsTrained`]): it has never seen the rule flags of another rule set among its inputs.
 //! Loose and Sligo nets answer their own game only, and no net answers another board size.
+//! [`load`] loads a checkpoint so for every command that searches with a net under rules
+//! the user names: `hane gtp`, `hane analysis`, `hane match` and `hane komi`.
 
 use hane_engine::range::Invalid;
 use hane_engine::rules::Variant;
 use hane_engine::{GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
+use hane_nn::NetEvaluator;
+use std::path::Path;
 
 /// Whether a net trained under `net` can evaluate games under `asked`: `Ok(None)` for its
 /// own game (komi and turn cap aside), `Ok(Some(note))` for other Go rules of its board size
@@ -33,6 +37,24 @@ pub fn check(net: &Rules, asked: &Rules) -> Result<Option<String>, Invalid> {
         "the net was trained on {net}: the search plays under the rules asked for (legality, ko, \
          scoring and komi exact) with the evaluations of a net trained on other rules"
     )))
+}
+
+/// The rules the checkpoint at `path` was trained on.
+pub fn trained_rules(path: &Path) -> Result<Rules, Invalid> {
+    let ckpt = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?;
+    ckpt.meta.parsed_rules()
+}
+
+/// The net of the checkpoint at `path` for games under `rules`, on the best device with
+/// random symmetries, shown positions as under the rules it was trained on ([`AsTrained`]),
+/// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
+pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), Invalid> {
+    let trained = trained_rules(path)?;
+    let note = check(&trained, rules)?;
+    let inner = NetEvaluator::load(path, &trained, "auto", 1)
+        .map_err(|e| Invalid(e.to_string()))?
+        .with_random_symmetries();
+    Ok((AsTrained { inner, trained }, note))
 }
 
 /// An evaluator of a net trained under `trained` (a Go rule set) that shows it positions of

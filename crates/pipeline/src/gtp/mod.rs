@@ -33,7 +33,6 @@
 //! playouts (Benson's pass-alive chains always live), with or without a net; Loose and Sligo
 //! count by their own rules.
 
-use crate::net_rules::AsTrained;
 use crate::Error;
 use hane_engine::board::PointSet;
 use hane_engine::range::Invalid;
@@ -122,13 +121,10 @@ impl Brain {
         hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
-                let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", path.display()));
-                let trained = Brain::trained_rules(path)?;
-                crate::net_rules::check(&trained, &rules).map_err(|e| bad(&e))?;
-                let ev = hane_nn::NetEvaluator::load(path, &trained, "auto", 1)
-                    .map_err(|e| bad(&e))?
-                    .with_random_symmetries();
-                (Box::new(AsTrained { inner: ev, trained }), Some(trained))
+                let (ev, _) = crate::net_rules::load(path, &rules)
+                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?;
+                let trained = ev.trained;
+                (Box::new(ev), Some(trained))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
@@ -138,8 +134,8 @@ impl Brain {
     /// The rules the checkpoint at `model` was trained on (an input error naming the file
     /// when it does not read).
     pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
-        let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", model.display()));
-        hane_nn::Checkpoint::read(model).map_err(|e| bad(&e))?.meta.parsed_rules().map_err(|e| bad(&e))
+        crate::net_rules::trained_rules(model)
+            .map_err(|e| Error::Input(format!("model {}: {e}", model.display())))
     }
 
     /// An error message unless this brain can play games under `rules`: always without a

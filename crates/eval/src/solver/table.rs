@@ -281,6 +281,19 @@ impl Table {
         self.insert(e);
     }
 
+    /// Grows (as far as it may) until `n` entries would fill at most a quarter of it, as
+    /// [`Table::put`] would have grown it for them. For loading a saved table, whose entries
+    /// come in bucket order: put one by one into a small table, runs of them would share a
+    /// bucket and overwrite each other before it grew.
+    pub fn make_room(&mut self, n: usize) {
+        while 4 * n > self.slots.len() && self.buckets() < self.limit {
+            let more = (2 * self.buckets()).min(self.limit);
+            if self.resize(more).is_err() {
+                self.limit = self.buckets();
+            }
+        }
+    }
+
     fn insert(&mut self, e: Entry) {
         let i = 2 * self.bucket(e.key);
         let first = self.slots[i];

@@ -237,7 +237,7 @@ impl Table {
             b => b,
         };
         let mut t = Table { chunks: Vec::new(), buckets: 0, limit, used: 0 };
-        t.resize(limit.min(CHUNK))?;
+        t.resize(limit.min(START_ENTRIES / 2))?;
         Ok(t)
     }
 

@@ -7,7 +7,9 @@
 //! (dead-stone removal included) and its move cap are part of what is solved. How the search
 //! proceeds (null-window tests of the value, at a guess first if [`solve_guessing`] has one;
 //! iterative deepening with Benson bounds where they apply, each test a proof search for one
-//! side at a time; move ordering) is described in `search`.
+//! side at a time; move ordering and enhanced transposition cutoffs) is described in
+//! `search`. With [`SolveOptions::save`], what is proved is saved to a file and a later solve
+//! of the same position continues from it (`checkpoint`).
 //!
 //! # Transpositions and history
 //!

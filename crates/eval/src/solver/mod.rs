@@ -252,9 +252,16 @@ impl fmt::Display for Solution {
         }
         let capped =
             if self.capped { "; some lines reached the move cap, which is part of this result" } else { "" };
+        let earlier = match self.stats.resumed_nodes {
+            0 => String::new(),
+            n => format!(
+                " (and {n} nodes in {:.1}s before, continued from a save)",
+                self.stats.resumed_seconds
+            ),
+        };
         write!(
             f,
-            "{} nodes, {} table hits in {:.1}s{capped}",
+            "{} nodes, {} table hits in {:.1}s{earlier}{capped}",
             self.stats.nodes, self.stats.table_hits, self.stats.seconds
         )
     }

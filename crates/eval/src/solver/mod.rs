@@ -7,7 +7,9 @@
 //! (dead-stone removal included) and its move cap are part of what is solved. How the search
 //! proceeds (null-window tests of the value, at a guess first if [`solve_guessing`] has one;
 //! iterative deepening with Benson bounds where they apply, each test a proof search for one
-//! side at a time; move ordering) is described in `search`.
+//! side at a time; move ordering and enhanced transposition cutoffs) is described in
+//! `search`. With [`SolveOptions::save`], what is proved is saved to a file and a later solve
+//! of the same position continues from it (`checkpoint`).
 //!
 //! # Transpositions and history
 //!
@@ -250,9 +252,16 @@ impl fmt::Display for Solution {
         }
         let capped =
             if self.capped { "; some lines reached the move cap, which is part of this result" } else { "" };
+        let earlier = match self.stats.resumed_nodes {
+            0 => String::new(),
+            n => format!(
+                " (and {n} nodes in {:.1}s before, continued from a save)",
+                self.stats.resumed_seconds
+            ),
+        };
         write!(
             f,
-            "{} nodes, {} table hits in {:.1}s{capped}",
+            "{} nodes, {} table hits in {:.1}s{earlier}{capped}",
             self.stats.nodes, self.stats.table_hits, self.stats.seconds
         )
     }

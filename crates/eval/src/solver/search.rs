@@ -27,8 +27,14 @@
 //! least as deep.
 //!
 //! Within a node: the table first, then the best action the table remembers, a pass that ends
-//! the game, the other actions by how often they caused a cutoff so far (the history
-//! heuristic), and a pass last.
+//! the game, the other actions by how often they caused a cutoff so far for the side to move
+//! (the history heuristic), and a pass last; but first, if the table already holds a child's
+//! bound beyond the window on the mover's side, that child (an enhanced transposition
+//! cutoff, which only reorders: the child's search is then one table hit).
+//!
+//! Every few minutes, and when it stops, the search saves its table and the root's state
+//! (`checkpoint`); only results of subtrees searched to the end of their scope are stored, so
+//! a search cut short by a stop leaves no entry that claims more than was searched.
 
 use super::checkpoint::{self, Root, SaveTo};
 use super::deps::{Deps, Step, Stones};
@@ -97,7 +103,6 @@ pub(super) struct Search<'a> {
     prover: Option<Color>,
     /// Cutoffs caused per side and action index (the history heuristic).
     history: Vec<u64>,
-
     /// Benson bounds and the count by board hash (direct-mapped).
     benson_cache: Vec<(u64, i32, i32, i32)>,
     stats: Progress,
@@ -163,7 +168,6 @@ impl<'a> Search<'a> {
             max_value: super::max_value(rules),
             prover: None,
             history: vec![0; 2 * start.action_space()],
-
             benson_cache: vec![
                 (0, 0, 0, 0);
                 if rules.dead == DeadStones::PassAlive { BENSON_CACHE } else { 0 }

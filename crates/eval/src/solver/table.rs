@@ -200,14 +200,21 @@ impl Reader<'_> {
     }
 }
 
+/// Buckets of one chunk of a table (65,536 entries, 11 MB): a table at least this large
+/// grows a chunk at a time, so that growing copies nothing and frees nothing, and the memory
+/// it holds is its size, never the old and the new table at once.
+const CHUNK: usize = 1 << 15;
+
 /// Entries a new table starts with; it grows (doubling) up to its limit as it fills.
-const START_ENTRIES: usize = 1 << 16;
+const START_ENTRIES: usize = 2 * CHUNK;
 
 /// A table of buckets of two entries that grows as it fills, up to a limit. A key's bucket
 /// is `key * buckets / 2^64` (its high bits), so that any bucket count works and a bucket's
 /// entries move only to higher buckets when the table grows: the growth happens in place.
 pub(super) struct Table {
-    slots: Vec<Entry>,
+    /// Buckets in chunks of [`CHUNK`] (one smaller chunk in a table smaller than that).
+    chunks: Vec<Vec<[Entry; 2]>>,
+    buckets: usize,
     /// The most buckets the table may grow to.
     limit: usize,
     /// Occupied slots.
@@ -222,11 +229,14 @@ pub(super) struct AllocError {
 }
 
 impl Table {
-    /// A table that grows to at most `entries` entries (rounded down to a whole bucket, at
-    /// least one); it starts with up to [`START_ENTRIES`].
+    /// A table that grows to at most `entries` entries (rounded down to a whole bucket, and
+    /// above [`START_ENTRIES`] to a whole chunk); it starts with up to [`START_ENTRIES`].
     pub fn new(entries: usize) -> Result<Table, AllocError> {
-        let limit = (entries / 2).max(1);
-        let mut t = Table { slots: Vec::new(), limit, used: 0 };
+        let limit = match (entries / 2).max(1) {
+            b if b >= CHUNK => b / CHUNK * CHUNK,
+            b => b,
+        };
+        let mut t = Table { chunks: Vec::new(), buckets: 0, limit, used: 0 };
         t.resize(limit.min(START_ENTRIES / 2))?;
         Ok(t)
     }
@@ -236,7 +246,7 @@ impl Table {
 
     /// Entries it has room for now.
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        2 * self.buckets
     }
 
     /// Entries it may grow to.
@@ -251,67 +261,111 @@ impl Table {
 
     /// Every stored entry.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.slots.iter().filter(|e| e.work != 0)
-    }
-
-    fn buckets(&self) -> usize {
-        self.slots.len() / 2
+        self.chunks.iter().flatten().flatten().filter(|e| e.work != 0)
     }
 
     fn bucket(&self, key: u64) -> usize {
-        ((u128::from(key) * self.buckets() as u128) >> 64) as usize
+        ((u128::from(key) * self.buckets as u128) >> 64) as usize
+    }
+
+    fn at(&self, b: usize) -> &[Entry; 2] {
+        &self.chunks[b / CHUNK][b % CHUNK]
+    }
+
+    fn at_mut(&mut self, b: usize) -> &mut [Entry; 2] {
+        &mut self.chunks[b / CHUNK][b % CHUNK]
     }
 
     /// The entries stored under `key`.
     pub fn get(&self, key: u64) -> impl Iterator<Item = &Entry> {
-        let i = 2 * self.bucket(key);
-        self.slots[i..i + 2].iter().filter(move |e| e.work != 0 && e.key == key)
+        self.at(self.bucket(key)).iter().filter(move |e| e.work != 0 && e.key == key)
     }
 
     /// Stores an entry: in the first slot if it holds at least the work of the entry there
-    /// (which moves to the second), else in the second. A table a quarter full grows first (doubling, up to its limit; if
-    /// memory runs out it stays as it is).
+    /// (which moves to the second), else in the second. A table a quarter full grows first
+    /// (doubling, up to its limit; if memory runs out it stays as it is).
     pub fn put(&mut self, e: Entry) {
-        if 4 * self.used >= self.slots.len() && self.buckets() < self.limit {
-            let more = (2 * self.buckets()).min(self.limit);
-            if self.resize(more).is_err() {
-                self.limit = self.buckets();
-            }
+        if 4 * self.used >= self.capacity() {
+            self.grow();
         }
         self.insert(e);
     }
 
+    /// Grows (as far as it may) until `n` entries would fill at most a quarter of it, as
+    /// [`Table::put`] would have grown it for them. For loading a saved table, whose entries
+    /// come in bucket order: put one by one into a small table, runs of them would share a
+    /// bucket and overwrite each other before it grew.
+    pub fn make_room(&mut self, n: usize) {
+        while 4 * n > self.capacity() && self.buckets < self.limit {
+            self.grow();
+        }
+    }
+
+    /// Doubles the buckets, up to the limit; the limit becomes the size if memory runs out.
+    fn grow(&mut self) {
+        if self.buckets < self.limit {
+            let more = (2 * self.buckets).min(self.limit);
+            if self.resize(more).is_err() {
+                self.limit = self.buckets;
+            }
+        }
+    }
+
     fn insert(&mut self, e: Entry) {
-        let i = 2 * self.bucket(e.key);
-        let first = self.slots[i];
-        let slot = if e.work >= first.work {
+        let b = self.bucket(e.key);
+        let bucket = self.at_mut(b);
+        let [first, second] = *bucket;
+        let mut added = usize::from(if e.work >= first.work { first.work } else { second.work } == 0);
+        if e.work >= first.work {
             // The entry displaced from the first slot takes the second, unless it is an older
             // result for the same key.
             if first.work != 0 && first.key != e.key {
-                self.used += usize::from(self.slots[i + 1].work == 0);
-                self.slots[i + 1] = first;
+                added += usize::from(second.work == 0);
+                bucket[1] = first;
             }
-            i
+            bucket[0] = e;
         } else {
-            i + 1
-        };
-        self.used += usize::from(self.slots[slot].work == 0);
-        self.slots[slot] = e;
+            bucket[1] = e;
+        }
+        self.used += added;
     }
 
-    /// Grows to `buckets` buckets in place. An entry's new bucket is at least its old one, and
-    /// a new bucket receives entries only from old buckets at or below it, so moving the old
-    /// buckets' entries from the highest down never overwrites one not moved yet.
+    /// Grows to `buckets` buckets in place: new chunks (or, below a chunk, a longer first
+    /// one), then the old entries rehashed. An entry's new bucket is at least its old one,
+    /// and a new bucket receives entries only from old buckets at or below it, so moving the
+    /// old buckets' entries from the highest down never overwrites one not moved yet.
     fn resize(&mut self, buckets: usize) -> Result<(), AllocError> {
-        let old = self.buckets();
-        let more = 2 * buckets - self.slots.len();
-        self.slots
-            .try_reserve_exact(more)
-            .map_err(|_| AllocError { bytes: 2 * buckets * Self::ENTRY_SIZE })?;
-        self.slots.resize(2 * buckets, Entry::default());
+        let failed = AllocError { bytes: 2 * buckets * Self::ENTRY_SIZE };
+        let empty = [Entry::default(); 2];
+        if buckets <= CHUNK {
+            let first = match self.chunks.first_mut() {
+                Some(c) => c,
+                None => {
+                    self.chunks.push(Vec::new());
+                    &mut self.chunks[0]
+                }
+            };
+            first.try_reserve_exact(buckets - first.len()).map_err(|_| failed.clone())?;
+            first.resize(buckets, empty);
+        } else {
+            let mut new = Vec::new();
+            for _ in (self.buckets.max(CHUNK)..buckets).step_by(CHUNK) {
+                let mut c = Vec::new();
+                c.try_reserve_exact(CHUNK).map_err(|_| failed.clone())?;
+                c.resize(CHUNK, empty);
+                new.push(c);
+            }
+            // A first chunk smaller than a whole one is filled up first.
+            let first = &mut self.chunks[0];
+            first.try_reserve_exact(CHUNK - first.len()).map_err(|_| failed)?;
+            first.resize(CHUNK, empty);
+            self.chunks.extend(new);
+        }
+        let old = self.buckets;
+        self.buckets = buckets;
         for b in (0..old).rev() {
-            for j in [2 * b, 2 * b + 1] {
-                let e = std::mem::take(&mut self.slots[j]);
+            let entries = std::mem::replace(self.at_mut(b), empty);
+            for e in entries {
                 if e.work != 0 {
                     self.used -= 1;
                     self.insert(e);

@@ -6,6 +6,8 @@ bash scripts/setup.sh
 source scripts/env.sh
 export PATH="$PATH:/usr/games"
 cargo fmt --all -- --check
+# Every repository path the documentation names exists.
+python3 scripts/check_paths.py
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
 cargo bench --workspace --no-run

@@ -17,6 +17,7 @@ use hane_mcts::MAX_VISITS;
 use hane_pipeline::komi::{
     komi_report, resume, save_partial, summary_line, write_report, KomiArgs, KomiSettings, Method,
 };
+use hane_pipeline::players::net_note;
 use hane_pipeline::Error;
 use std::path::PathBuf;
 
@@ -25,7 +26,7 @@ use std::path::PathBuf;
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
-    /// A checkpoint of a net trained for these rules.
+    /// A checkpoint of a net trained for these rules (a Go net: for any Go rules of its size).
     #[arg(long, conflicts_with = "evaluator")]
     model: Option<PathBuf>,
     /// Without --model: rollout (search with random playouts) or solver (exact, tiny boards).
@@ -59,6 +60,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout, solver")))
         }
     };
+    if let Some(note) = a.model.as_deref().and_then(|p| net_note(p, &rules)) {
+        errln!("hane: {note}");
+    }
     in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
     in_range("--sweep-games", a.sweep_games, 0..=100_000).map_err(Failure::input)?;
     in_range("--sweep-visits", a.sweep_visits, 1..=MAX_VISITS).map_err(Failure::input)?;

@@ -19,7 +19,7 @@ use hane_eval::gtp::{GtpLimits, DEFAULT_TIMEOUT};
 use hane_eval::referee::{GameResult, Player};
 use hane_mcts::MAX_VISITS;
 use hane_pipeline::match_report::{self, MatchArgs};
-use hane_pipeline::players::player;
+use hane_pipeline::players::{net_note, player};
 use hane_pipeline::Stoppable;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,6 +83,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     stop::install("before the next move", if nets { Second::Wait } else { Second::Exit })?;
     let stop = stop::stop();
     let gtp = GtpLimits { timeout: Duration::from_secs_f64(a.gtp_timeout), stop: Some(stop.flag()) };
+    for spec in [&a.a, &a.b] {
+        if let Some(note) = spec.strip_prefix("model:").and_then(|p| net_note(p.as_ref(), &rules)) {
+            errln!("hane: {spec}: {note}");
+        }
+    }
     let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp)?;
     let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp)?;
     let settings = MatchSettings { games: a.games, opening_turns: a.opening_turns, seed: a.seed };

@@ -1,23 +1,32 @@
 //! `hane solve`: the exact minimax result of a tiny board from the empty board (alpha-beta
 //! with a transposition table, `hane_eval::solver`), hence its exact fair komi. Progress is
-//! printed as the proven bounds narrow. Ctrl-C or SIGTERM gives up within a few thousand nodes
-//! (milliseconds) and exits with code 130 (a second one at once: nothing here runs libtorch).
+//! printed as the proven bounds narrow. What is proved is saved to a file every few minutes
+//! and when the run stops (by default under `~/.cache/hane/solve/`, named by the rules), and
+//! the same command continues from it. Ctrl-C or SIGTERM gives up within a few thousand nodes
+//! (milliseconds), saves, and exits with code 130 (a second one exits at once: nothing here
+//! runs libtorch; the last save is then the one kept, as after a kill). A save of another
+//! position, of another format or damaged is refused (exit code 2).
 
 use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_eval::solver::{solve_guessing, SolveOptions};
+use hane_eval::solver::{solve_guessing, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `hane solve`.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
-    /// The transposition table holds 2^BITS entries (about 100 bytes each).
-    #[arg(long, default_value_t = 22)]
-    table_bits: u32,
+    /// Memory the transposition table may grow to, in MiB [default: a quarter of the
+    /// machine's memory].
+    #[arg(long, conflicts_with = "table_bits")]
+    table_mb: Option<u64>,
+    /// Instead of --table-mb: the table grows to at most 2^BITS entries.
+    #[arg(long)]
+    table_bits: Option<u32>,
     /// Give up after this many nodes.
     #[arg(long)]
     node_limit: Option<u64>,
@@ -29,6 +38,34 @@ pub struct Args {
     /// result does not depend on it.
     #[arg(long, allow_hyphen_values = true)]
     guess: Option<i32>,
+    /// Save what is proved to this file and continue from it [default: under
+    /// ~/.cache/hane/solve/, named by the rules].
+    #[arg(long, conflicts_with = "no_save")]
+    save: Option<PathBuf>,
+    /// Neither save nor continue a saved solve.
+    #[arg(long)]
+    no_save: bool,
+    /// Seconds between two saves.
+    #[arg(long, default_value_t = 300)]
+    save_every: u64,
+}
+
+/// The machine's memory in MiB, from `/proc/meminfo`.
+fn memory_mb() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// The default save file of a solve of `rules` from the empty board.
+fn default_save(rules: &str) -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let name: String = rules.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    cache.join("hane").join("solve").join(format!("{name}.table"))
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
@@ -39,21 +76,62 @@ pub fn run(a: Args) -> Result<(), Failure> {
             rules.size
         )));
     }
-    hane_engine::range::in_range("--table-bits", a.table_bits, 10..=30).map_err(Failure::input)?;
+    let memory = memory_mb();
+    let table_entries = match (a.table_bits, a.table_mb) {
+        (Some(bits), _) => {
+            hane_engine::range::in_range("--table-bits", bits, 10..=34).map_err(Failure::input)?;
+            1usize << bits
+        }
+        (None, mb) => {
+            let mb = mb.unwrap_or(memory.map_or(1024, |m| m / 4));
+            if mb == 0 || memory.is_some_and(|m| mb > m) {
+                return Err(Failure::input(format!(
+                    "--table-mb {mb}: more than none and at most this machine's {} MiB",
+                    memory.unwrap_or(0)
+                )));
+            }
+            mb.checked_mul(1 << 20)
+                .and_then(|bytes| usize::try_from(bytes / TABLE_ENTRY_BYTES as u64).ok())
+                .ok_or_else(|| Failure::input(format!("--table-mb {mb}: too large")))?
+        }
+    };
+    if a.save_every == 0 {
+        return Err(Failure::input("--save-every 0: at least one second"));
+    }
+    let save = match (a.no_save, a.save) {
+        (true, _) => None,
+        (false, Some(path)) => Some(path),
+        (false, None) => Some(default_save(&rules.to_string())),
+    };
+    if let Some(dir) = save.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::input(format!("cannot create {} for the save: {e}", dir.display())))?;
+    }
     let options = SolveOptions {
-        table_bits: a.table_bits,
+        table_bits: 0,
+        table_entries: Some(table_entries),
+        save: save.clone().map(|path| SaveTo { path, every: Duration::from_secs(a.save_every) }),
         progress_every: 1 << 22,
         node_limit: a.node_limit.unwrap_or(u64::MAX),
         stop: Some(stop::stop().flag()),
     };
     stop::install("the search", Second::Exit)?;
-    errln!("solving {rules} from the empty board (value = 4 * margin + tie)");
-    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(|e| {
-        if stop::requested() {
-            stop::interrupted("nothing was solved")
-        } else {
-            Failure::other(e)
-        }
+    errln!(
+        "solving {rules} from the empty board (value = 4 * margin + tie), table up to {} MiB",
+        (table_entries * TABLE_ENTRY_BYTES) >> 20
+    );
+    match &save {
+        Some(p) if p.exists() => errln!("continuing the saved solve in {}", p.display()),
+        Some(p) => errln!("saving to {} every {} s and when stopped", p.display(), a.save_every),
+        None => {}
+    }
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(|e| match e {
+        SolveError::Unfinished(_) if stop::requested() => stop::interrupted(&match &save {
+            Some(p) => format!("what was proved is saved in {}; {}", p.display(), stop::RERUN),
+            None => "nothing was saved (--no-save)".into(),
+        }),
+        SolveError::Resume(_) | SolveError::Table(_) => Failure::input(e.to_string()),
+        e => Failure::other(e),
     })?;
     outln!("{s}");
     crate::write_json(a.json.as_deref(), &s)

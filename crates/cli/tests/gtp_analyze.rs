@@ -326,3 +326,33 @@ fn katago_rules_and_gogui_analyze_commands() {
     assert!(centre > 0.0, "D4 leans to Black: {board:?}");
     e.quit();
 }
+
+/// Lizzie 0.7.4's start-up, as its engine log shows it: `name` (a name starting with KataGo
+/// would switch Lizzie to KataGo's commands), `version` (Lizzie parses the second number and
+/// shows a "requires version 0.15 or later of Leela Zero" dialog below 15), the board and
+/// komi, then `lz-analyze 10`; a later `name` is how it stops pondering.
+#[test]
+fn lizzie_starts_with_no_version_dialog_and_gets_candidates() {
+    let mut e = Engine::start(&["--rules", "ttakji,size=5", "--visits", "64"]);
+    e.send("1 name");
+    assert_eq!(e.response(), ["=1 hane"]);
+    e.send("2 version");
+    let r = e.response();
+    let v = r[0].strip_prefix("=2 ").unwrap_or_else(|| panic!("{r:?}"));
+    let minor: u32 = v.split('.').nth(1).and_then(|m| m.parse().ok()).unwrap_or_else(|| panic!("{v}"));
+    assert!(minor >= 15, "Lizzie 0.7.4 shows its version dialog below 0.15: {v}");
+    for (i, cmd) in ["boardsize 5", "komi 7.5", "clear_board", "komi 7.5"].iter().enumerate() {
+        e.send(&format!("{} {cmd}", i + 3));
+        assert_eq!(e.response(), [format!("={}", i + 3)], "{cmd}");
+    }
+    e.send("7 lz-analyze 10");
+    assert_eq!(e.line(), "=7");
+    let mut visits = 0;
+    while visits < 64 {
+        visits = check_lz(&e.line(), 5);
+    }
+    e.send("8 name");
+    while e.line() != "=8 hane" {}
+    assert_eq!(e.line(), "");
+    e.quit();
+}

@@ -41,7 +41,7 @@ fn sigint_stops_the_search_at_once() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
-        .args(["solve", "--rules", "ttakji", "--size", "5", "--table-bits", "16"])
+        .args(["solve", "--rules", "ttakji", "--size", "5", "--table-bits", "16", "--no-save"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -62,4 +62,33 @@ fn sigint_stops_the_search_at_once() {
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(took < Duration::from_secs(2), "stopping took {took:?}");
     assert!(rest.contains("interrupted"), "{rest}");
+}
+
+#[test]
+fn a_stopped_solve_continues_and_a_damaged_save_is_refused() {
+    // Sligo 3x3 (about 36,000 nodes) stopped by a node limit, as by Ctrl-C: the save is
+    // continued by the same command, to the uninterrupted value; a damaged save is exit 2.
+    let dir = std::env::temp_dir().join(format!("hane-solve-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let save = dir.join("sligo3.table");
+    let save = save.to_str().unwrap();
+    let base = ["solve", "--rules", "sligo", "--size", "3", "--table-bits", "16", "--save", save];
+    let (code, _, err) = hane(&[&base[..], &["--node-limit", "10000"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("unsolved") && std::path::Path::new(save).exists(), "{err}");
+    let good = std::fs::read(save).unwrap();
+    let (code, out, err) = hane(&base);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("continuing the saved solve"), "{err}");
+    assert!(out.contains("Black wins by 9"), "{out}");
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 4;
+    std::fs::write(save, &bad).unwrap();
+    let (code, _, err) = hane(&base);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("checksum") || err.contains("damaged"), "{err}");
+    let (code, _, err) = hane(&["solve", "--rules", "ttakji", "--size", "3", "--save", save]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,12 +6,17 @@
 //! from a net of the same board size trained under other Go rules. The net is shown each
 //! position as if it were played under its own rules with the asked-for komi
 //! ([`AsTrained`]): it has never seen the rule flags of another rule set among its inputs.
-//! Loose and Sligo nets answer their own game only, and no net answers another board size.
+//! Loose and Sligo nets answer their own game only, and a net answers only the board sizes it
+//! was trained on ([`hane_nn::ModelMeta::board_sizes`]).
+//! [`load`] loads a checkpoint so for every command that searches with a net under rules
+//! the user names: `hane gtp`, `hane analysis`, `hane match` and `hane komi`.
 
 use hane_engine::range::Invalid;
 use hane_engine::rules::Variant;
 use hane_engine::{GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
+use hane_nn::NetEvaluator;
+use std::path::Path;
 
 /// Whether a net trained under `net` on the board `sizes` can evaluate games under `asked`:
 /// `Ok(None)` for its own game (komi and turn cap aside) on one of its sizes, `Ok(Some(note))`
@@ -39,6 +44,26 @@ pub fn check(net: &Rules, sizes: &[u8], asked: &Rules) -> Result<Option<String>,
     )))
 }
 
+/// The rules the checkpoint at `path` was trained on.
+pub fn trained_rules(path: &Path) -> Result<Rules, Invalid> {
+    let ckpt = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?;
+    ckpt.meta.parsed_rules()
+}
+
+/// The net of the checkpoint at `path` for games under `rules`, on the best device with
+/// random symmetries, shown positions as under the rules it was trained on ([`AsTrained`]),
+/// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
+pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), Invalid> {
+    let meta = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?.meta;
+    let (trained, sizes) = (meta.parsed_rules()?, meta.board_sizes());
+    let note = check(&trained, &sizes, rules)?;
+    // The net for the asked size: its own board, or a smaller one in its corner.
+    let inner = NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)
+        .map_err(|e| Invalid(e.to_string()))?
+        .with_random_symmetries();
+    Ok((AsTrained { inner, trained, sizes }, note))
+}
+
 /// An evaluator of a net trained under `trained` (a Go rule set) that shows it positions of
 /// other Go rules as positions of its own rules on their board, with their komi.
 #[derive(Debug)]
@@ -47,6 +72,8 @@ pub struct AsTrained<E> {
     pub inner: E,
     /// The rules the net was trained under.
     pub trained: Rules,
+    /// The board sizes it plays.
+    pub sizes: Vec<u8>,
 }
 
 impl<E> AsTrained<E> {
@@ -126,7 +153,7 @@ mod tests {
         let err = check(&net, &[5, 7], &"ttakji,size=6".parse().unwrap()).unwrap_err().0;
         assert!(err.contains("on 5x5, 7x7"), "{err}");
         // A 5x5 position reaches the net as its own rules on 5x5.
-        let mut ev = AsTrained { inner: Spy(Vec::new()), trained: net };
+        let mut ev = AsTrained { inner: Spy(Vec::new()), trained: net, sizes: vec![5, 7] };
         let g = GameState::new("japanese,size=5".parse().unwrap());
         let mut legal = Vec::new();
         g.legal_actions(&mut legal);
@@ -137,7 +164,7 @@ mod tests {
     #[test]
     fn the_net_sees_its_own_rules_with_the_asked_komi() {
         let net: Rules = "ttakji,size=5".parse().unwrap();
-        let mut ev = AsTrained { inner: Spy(Vec::new()), trained: net };
+        let mut ev = AsTrained { inner: Spy(Vec::new()), trained: net, sizes: vec![net.size] };
         let mut g = GameState::new("japanese,size=5,komi=0.5".parse().unwrap());
         g.play(hane_engine::Action::Pass).unwrap();
         let mut legal = Vec::new();

@@ -22,12 +22,19 @@ pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 
 /// Loads the net of a checkpoint for `rules` on the best device, reporting a bad file as
 /// input error. Its searches evaluate a few positions at a time, which one libtorch thread
-/// serves best (more spend their time waking each other).
+/// serves best (more spend their time waking each other). A Go net also plays the other Go
+/// rules of its board size ([`crate::net_rules`]; [`net_note`] says so).
 pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
-    let ev = hane_nn::NetEvaluator::load(path, rules, "auto", 1)
-        .map(hane_nn::NetEvaluator::with_random_symmetries)
-        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let (ev, _) =
+        crate::net_rules::load(path, rules).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
     Ok(Box::new(ev))
+}
+
+/// Which rules the net of `path` was trained on, when [`net`] plays it under other Go rules
+/// `rules`; nothing for its own game, or a checkpoint that does not read ([`net`] says why).
+pub fn net_note(path: &Path, rules: &Rules) -> Option<String> {
+    let trained = crate::net_rules::trained_rules(path).ok()?;
+    crate::net_rules::check(&trained, rules).ok().flatten()
 }
 
 /// The player named by `spec` (see the module docs), searching with `visits` visits; a GTP

@@ -80,6 +80,9 @@ pub(super) struct Deps {
 /// How many different "stones of `B` removed" sets [`Probes`] keeps exactly.
 pub(super) const PROBE_SHAPES: usize = 6;
 
+/// Bytes of a [`Probes`] in a saved table.
+pub(super) const PROBES_BYTES: usize = 9 * PROBE_SHAPES + 2;
+
 /// An over-approximation of a set of positions `Q`, relative to a board `B`. While exact,
 /// every `Q` has `B.minus(Q) == removed[i]` and at least `added[i]` stones `B` lacks, for some
 /// `i < len`; once collapsed, `B.minus(Q)` lies within `removed[0]` and `Q` has at least
@@ -129,6 +132,28 @@ impl Probes {
             let shape = if self.collapsed { removed & !r == 0 } else { removed == r };
             shape && added >= a
         })
+    }
+
+    /// Appends the set as [`PROBES_BYTES`] bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        for r in self.removed {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        out.extend_from_slice(&self.added);
+        out.extend_from_slice(&[self.len, u8::from(self.collapsed)]);
+    }
+
+    /// The set [`Probes::encode`] wrote, or `None` if the bytes cannot be one.
+    pub fn decode(b: &[u8; PROBES_BYTES]) -> Option<Probes> {
+        let mut removed = [0; PROBE_SHAPES];
+        for (i, r) in removed.iter_mut().enumerate() {
+            *r = u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        }
+        let rest = &b[8 * PROBE_SHAPES..];
+        let added = rest[..PROBE_SHAPES].try_into().expect("PROBE_SHAPES bytes");
+        let (len, collapsed) = (rest[PROBE_SHAPES], rest[PROBE_SHAPES + 1]);
+        let valid = usize::from(len) <= PROBE_SHAPES && collapsed <= 1 && (collapsed == 0 || len == 1);
+        valid.then_some(Probes { removed, added, len, collapsed: collapsed == 1 })
     }
 
     /// The same set with every point mapped by `f`.

@@ -7,7 +7,9 @@
 //! (dead-stone removal included) and its move cap are part of what is solved. How the search
 //! proceeds (null-window tests of the value, at a guess first if [`solve_guessing`] has one;
 //! iterative deepening with Benson bounds where they apply, each test a proof search for one
-//! side at a time; move ordering) is described in `search`.
+//! side at a time; move ordering and enhanced transposition cutoffs) is described in
+//! `search`. With [`SolveOptions::save`], what is proved is saved to a file and a later solve
+//! of the same position continues from it (`checkpoint`).
 //!
 //! # Transpositions and history
 //!
@@ -43,6 +45,7 @@
 //! endgames with simple ko. The tests also compare the solver with itself without its table,
 //! and with published values for Go (2x2 +1, 3x3 +9, 4x4 +2).
 
+mod checkpoint;
 mod deps;
 mod reference;
 mod search;
@@ -60,14 +63,24 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use checkpoint::{SaveTo, FORMAT_VERSION};
 pub use reference::minimax;
+
+/// Bytes of one transposition-table entry in memory, to size [`SolveOptions::table_entries`]
+/// from a memory budget.
+pub const TABLE_ENTRY_BYTES: usize = table::Table::ENTRY_SIZE;
 
 /// Solver settings.
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
-    /// The transposition table holds `2^table_bits` entries (about 100 bytes each); 0 turns
-    /// the table off.
+    /// The transposition table grows up to `2^table_bits` entries ([`TABLE_ENTRY_BYTES`]
+    /// each) as it fills; 0 turns the table off.
     pub table_bits: u32,
+    /// A limit in entries instead of `table_bits` (any count, e.g. from a memory budget).
+    pub table_entries: Option<usize>,
+    /// Save what is proved to this file, and continue from it if it exists (see
+    /// [`SaveTo`]); an unusable file is [`SolveError::Resume`].
+    pub save: Option<SaveTo>,
     /// Report progress every this many nodes.
     pub progress_every: u64,
     /// Give up after this many nodes.
@@ -80,15 +93,38 @@ pub struct SolveOptions {
 
 impl Default for SolveOptions {
     fn default() -> Self {
-        SolveOptions { table_bits: 20, progress_every: 1 << 20, node_limit: u64::MAX, stop: None }
+        SolveOptions {
+            table_bits: 20,
+            table_entries: None,
+            save: None,
+            progress_every: 1 << 20,
+            node_limit: u64::MAX,
+            stop: None,
+        }
     }
+}
+
+/// Who the proof search of the current test is for (see `search`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Prover {
+    /// Neither: a plain search decides the test.
+    #[default]
+    Both,
+    /// Black, trying to prove "at least the test".
+    Black,
+    /// White, trying to prove "below the test".
+    White,
 }
 
 /// Search statistics, reported while solving and in the [`Solution`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
-    /// Nodes visited (each call on a position, leaves and table hits included).
+    /// Nodes visited in this run (each call on a position, leaves and table hits included).
     pub nodes: u64,
+    /// Nodes of the earlier runs whose save this one continues.
+    pub resumed_nodes: u64,
+    /// Seconds of those runs.
+    pub resumed_seconds: f64,
     /// Positions answered by the transposition table.
     pub table_hits: u64,
     /// Table entries found for a position but not reused, because its history or turn count
@@ -102,17 +138,61 @@ pub struct Progress {
     pub upper: i32,
     /// The current search depth in plies (`u32::MAX`: to the end of every line).
     pub depth: u32,
+    /// The current null-window test: is the value at least this?
+    pub test: i32,
+    /// Who the current test's search tries to prove it for.
+    pub prover: Prover,
+    /// Root actions whose subtree the current test's search has finished, of `root_moves`
+    /// (the search may prove the test before all are done).
+    pub root_done: u32,
+    /// The root's legal actions.
+    pub root_moves: u32,
+    /// Table entries occupied.
+    pub table_used: u64,
+    /// Table entries allocated.
+    pub table_capacity: u64,
+    /// The most entries the table may grow to.
+    pub table_limit: u64,
 }
 
 impl fmt::Display for Progress {
-    /// A progress line of `hane solve`.
+    /// A progress line of `hane solve`: time and nodes (earlier runs included), the rate of
+    /// this run, the bounds, the test under way and how far its search is at the root, and
+    /// the table's fill.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let depth = if self.depth == u32::MAX { "full".to_string() } else { self.depth.to_string() };
+        let rate = self.nodes as f64 / self.seconds.max(1e-9);
+        let who = match self.prover {
+            Prover::Both => "",
+            Prover::Black => " (Black proving)",
+            Prover::White => " (White proving)",
+        };
+        let fill = 100.0 * self.table_used as f64 / (self.table_capacity.max(1)) as f64;
         write!(
             f,
-            "{:>7.1}s  {:>12} nodes  {:>11} table hits  value in [{}, {}]  depth {depth}",
-            self.seconds, self.nodes, self.table_hits, self.lower, self.upper
+            "{:>8.1}s {:>8} nodes {:>6}/s  value in [{}, {}]  depth {depth}: >= {}?{who} root {}/{}  \
+             table {fill:.0}% of {} (limit {})",
+            self.resumed_seconds + self.seconds,
+            si(self.resumed_nodes + self.nodes),
+            si(rate as u64),
+            self.lower,
+            self.upper,
+            self.test,
+            self.root_done,
+            self.root_moves,
+            si(self.table_capacity),
+            si(self.table_limit),
         )
+    }
+}
+
+/// A count with an SI suffix: 1234567 as `1.23M`.
+fn si(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2}M", n as f64 / 1e6),
+        _ => format!("{:.2}G", n as f64 / 1e9),
     }
 }
 
@@ -172,9 +252,16 @@ impl fmt::Display for Solution {
         }
         let capped =
             if self.capped { "; some lines reached the move cap, which is part of this result" } else { "" };
+        let earlier = match self.stats.resumed_nodes {
+            0 => String::new(),
+            n => format!(
+                " (and {n} nodes in {:.1}s before, continued from a save)",
+                self.stats.resumed_seconds
+            ),
+        };
         write!(
             f,
-            "{} nodes, {} table hits in {:.1}s{capped}",
+            "{} nodes, {} table hits in {:.1}s{earlier}{capped}",
             self.stats.nodes, self.stats.table_hits, self.stats.seconds
         )
     }
@@ -199,8 +286,15 @@ pub enum SolveError {
     /// A move before the position to solve is illegal.
     Illegal(PlayError),
     /// The node limit was reached, or [`SolveOptions::stop`] was set; the statistics and
-    /// bounds proven so far.
+    /// bounds proven so far (saved, with the table, if [`SolveOptions::save`] is set).
     Unfinished(Progress),
+    /// The transposition table of this many bytes could not be allocated.
+    Table(usize),
+    /// The save file exists but cannot be used: another position's, another format's, or
+    /// damaged.
+    Resume(String),
+    /// Saving failed (the search stopped there).
+    Save(String),
 }
 
 impl fmt::Display for SolveError {
@@ -210,8 +304,14 @@ impl fmt::Display for SolveError {
             SolveError::Unfinished(p) => write!(
                 f,
                 "unsolved after {} nodes: the value lies in [{}, {}] (4 * margin + tie)",
-                p.nodes, p.lower, p.upper
+                p.resumed_nodes + p.nodes,
+                p.lower,
+                p.upper
             ),
+            SolveError::Table(bytes) => {
+                write!(f, "cannot allocate a transposition table of {} MiB", bytes >> 20)
+            }
+            SolveError::Resume(e) | SolveError::Save(e) => write!(f, "{e}"),
         }
     }
 }
@@ -250,13 +350,20 @@ pub fn solve_guessing(
 ) -> Result<Solution, SolveError> {
     let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
     let clock = Instant::now();
-    let mut search = search::Search::new(&start, &line, options, progress, clock);
-    let (value, best, capped) = search.run(&start, guess).ok_or(SolveError::Unfinished(search.stats()))?;
-    let stats = search.stats();
     let geo = start.geo();
+    let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
+    let position = format!("{} after [{}]", start.rules(), names.join(" "));
+    let mut search = search::Search::new(&start, &line, &position, options, progress, clock)?;
+    let Some((value, best, capped)) = search.run(&start, guess) else {
+        return Err(match search.save_error() {
+            Some(e) => SolveError::Save(e.into()),
+            None => SolveError::Unfinished(search.stats()),
+        });
+    };
+    let stats = search.stats();
     Ok(Solution {
         rules: start.rules().to_string(),
-        moves: moves.iter().map(|a| a.name(geo)).collect(),
+        moves: names,
         margin: value.div_euclid(4) + i32::from(value.rem_euclid(4) == 3),
         tie: match value.rem_euclid(4) {
             1 => "b",

@@ -27,13 +27,20 @@
 //! least as deep.
 //!
 //! Within a node: the table first, then the best action the table remembers, a pass that ends
-//! the game, the other actions by how often they caused a cutoff so far (the history
-//! heuristic), and a pass last.
+//! the game, the other actions by how often they caused a cutoff so far for the side to move
+//! (the history heuristic), and a pass last; but first, if the table already holds a child's
+//! bound beyond the window on the mover's side, that child (an enhanced transposition
+//! cutoff, which only reorders: the child's search is then one table hit).
+//!
+//! Every few minutes, and when it stops, the search saves its table and the root's state
+//! (`checkpoint`); only results of subtrees searched to the end of their scope are stored, so
+//! a search cut short by a stop leaves no entry that claims more than was searched.
 
+use super::checkpoint::{self, Root, SaveTo};
 use super::deps::{Deps, Step, Stones};
 use super::symmetry::Frames;
 use super::table::{Entry, Scope, Table};
-use super::{final_value, Progress, SolveOptions};
+use super::{final_value, Progress, Prover, SolveError, SolveOptions};
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
@@ -48,6 +55,9 @@ const DEPTH_STEP: u32 = 4;
 /// (progress reports, millions of nodes apart, came 12 s apart there).
 const STOP_POLL: u64 = 1 << 12;
 
+/// Entries of the cache of Benson bounds by board (24 bytes each).
+const BENSON_CACHE: usize = 1 << 20;
+
 /// Proven bounds on a node's value, what they depend on, and the best action found.
 struct Node {
     lower: i32,
@@ -56,9 +66,27 @@ struct Node {
     best: Option<Action>,
 }
 
+/// Where a search saves what it proved (see `checkpoint`).
+struct Saver {
+    to: SaveTo,
+    /// The solved position as the file names it.
+    position: String,
+    last: Instant,
+    /// Whether the file exists: this run saved, or continues a save.
+    saved: bool,
+}
+
 /// One search: the table, the current line's positions and the statistics.
 pub(super) struct Search<'a> {
     table: Option<Table>,
+    save: Option<Saver>,
+    /// Why the last save failed; the search then gives up.
+    save_error: Option<String>,
+    /// The root's best action and whether a searched line hit the cap, so far.
+    best: Option<Action>,
+    capped: bool,
+    /// Plies below the root of the node being searched.
+    ply: u32,
     frames: Frames,
     /// Positions of the game so far, for positional superko (empty otherwise).
     path: Vec<Stones>,
@@ -73,7 +101,7 @@ pub(super) struct Search<'a> {
     max_value: i32,
     /// In a proof search, the side trying to prove the test (see the module docs).
     prover: Option<Color>,
-    /// Cutoffs caused per action index (the history heuristic).
+    /// Cutoffs caused per side and action index (the history heuristic).
     history: Vec<u64>,
     /// Benson bounds and the count by board hash (direct-mapped).
     benson_cache: Vec<(u64, i32, i32, i32)>,
@@ -92,14 +120,17 @@ pub(super) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    /// A search from `start`, reached through the positions `line`.
+    /// A search from `start`, reached through the positions `line`; `position` names them
+    /// in a saved solve. An existing save of the same position (see [`SolveOptions::save`])
+    /// is loaded, and the search continues from it.
     pub fn new(
         start: &GameState,
         line: &[GameState],
+        position: &str,
         options: &SolveOptions,
         progress: &'a mut dyn FnMut(Progress),
         clock: Instant,
-    ) -> Search<'a> {
+    ) -> Result<Search<'a>, SolveError> {
         let rules = start.rules();
         assert!(rules.size <= 8, "the solver handles boards of up to 8x8");
         let superko = rules.ko == KoRule::Positional && rules.variant == Variant::Go;
@@ -108,8 +139,22 @@ impl<'a> Search<'a> {
         } else {
             Vec::new()
         };
-        Search {
-            table: (options.table_bits > 0).then(|| Table::new(options.table_bits)),
+        let entries = options.table_entries.unwrap_or(if options.table_bits == 0 {
+            0
+        } else {
+            1 << options.table_bits
+        });
+        let table = match entries {
+            0 => None,
+            n => Some(Table::new(n).map_err(|e| SolveError::Table(e.bytes))?),
+        };
+        let mut search = Search {
+            table,
+            save: None,
+            save_error: None,
+            best: None,
+            capped: false,
+            ply: 0,
             frames: Frames::new(start.geo()),
             path,
             superko,
@@ -122,8 +167,11 @@ impl<'a> Search<'a> {
             max_turns: rules.max_turns(),
             max_value: super::max_value(rules),
             prover: None,
-            history: vec![0; start.action_space()],
-            benson_cache: vec![(0, 0, 0, 0); if rules.dead == DeadStones::PassAlive { 1 << 16 } else { 0 }],
+            history: vec![0; 2 * start.action_space()],
+            benson_cache: vec![
+                (0, 0, 0, 0);
+                if rules.dead == DeadStones::PassAlive { BENSON_CACHE } else { 0 }
+            ],
             stats: Progress::default(),
             every: options.progress_every.max(1),
             node_limit: options.node_limit,
@@ -132,6 +180,71 @@ impl<'a> Search<'a> {
             progress,
             clock,
             spare: Vec::new(),
+        };
+        search.stats.lower = -search.max_value;
+        search.stats.upper = search.max_value;
+        search.stats.depth = if search.benson { 1 } else { u32::MAX };
+        search.stats.prover = Prover::Both;
+        if let Some(to) = &options.save {
+            let resumed = checkpoint::load(&to.path, position, start.action_space(), search.table.as_mut())
+                .map_err(|e| SolveError::Resume(format!("{}: {e}", to.path.display())))?;
+            let saved = resumed.is_some();
+            if let Some(root) = resumed {
+                let s = &mut search.stats;
+                (s.lower, s.upper, s.depth) = (root.lower, root.upper, root.depth);
+                (s.resumed_nodes, s.resumed_seconds) = (root.nodes, root.seconds);
+                search.best = Action::from_index(start.geo(), usize::from(root.best));
+                search.capped = root.capped;
+                search.history = root.history;
+            }
+            search.save =
+                Some(Saver { to: to.clone(), position: position.into(), last: Instant::now(), saved });
+        }
+        search.table_stats();
+        Ok(search)
+    }
+
+    /// Saves what the search has proved (see `checkpoint`); a failure ends the search.
+    fn write_save(&mut self) {
+        let Some(save) = &mut self.save else { return };
+        let root = Root {
+            lower: self.stats.lower,
+            upper: self.stats.upper,
+            depth: self.stats.depth,
+            best: self.best.map_or(u16::MAX, |a| a.index(self.frames.geo()) as u16),
+            capped: self.capped,
+            nodes: self.stats.resumed_nodes + self.stats.nodes,
+            seconds: self.stats.resumed_seconds + self.clock.elapsed().as_secs_f64(),
+            history: self.history.clone(),
+        };
+        if let Err(e) = checkpoint::save(&save.to.path, &save.position, &root, self.table.as_ref()) {
+            self.save_error = Some(format!("cannot save the solve to {}: {e}", save.to.path.display()));
+        }
+        save.last = Instant::now();
+        save.saved = true;
+    }
+
+    /// Why the search gave up, if a save failed.
+    pub fn save_error(&self) -> Option<&str> {
+        self.save_error.as_deref()
+    }
+
+    /// The table's fill, into the statistics.
+    fn table_stats(&mut self) {
+        if let Some(t) = &self.table {
+            let s = &mut self.stats;
+            (s.table_used, s.table_capacity, s.table_limit) =
+                (t.used() as u64, t.capacity() as u64, t.limit() as u64);
+        }
+    }
+
+    /// At the end of a run: the time, and a save if the run was cut short or there is one
+    /// (so that it records the result).
+    fn finish(&mut self, unfinished: bool) {
+        self.stats.seconds = self.clock.elapsed().as_secs_f64();
+        self.table_stats();
+        if self.save_error.is_none() && self.save.as_ref().is_some_and(|s| unfinished || s.saved) {
+            self.write_save();
         }
     }
 
@@ -151,10 +264,7 @@ impl<'a> Search<'a> {
     /// then "at least `guess + 1`?"; when it is right, those two null-window searches prove
     /// it. Otherwise, or without a guess, the remaining interval is bisected.
     pub fn run(&mut self, g: &GameState, guess: Option<i32>) -> Option<(i32, Option<Action>, bool)> {
-        let (mut lo, mut hi) = (-self.max_value, self.max_value);
-        let mut depth = if self.benson { 1 } else { u32::MAX };
-        let mut best = None;
-        let mut capped = false;
+        let (mut lo, mut hi, mut depth) = (self.stats.lower, self.stats.upper, self.stats.depth);
         let maximize = g.to_move() == Color::Black;
         while lo < hi {
             (self.stats.lower, self.stats.upper, self.stats.depth) = (lo, hi, depth);
@@ -172,19 +282,26 @@ impl<'a> Search<'a> {
                 _ => &[Some(Color::Black), Some(Color::White)],
             };
             let mut decided = false;
+            self.stats.test = x;
             for &prover in provers {
                 self.prover = prover;
+                self.stats.prover = match prover {
+                    None => Prover::Both,
+                    Some(Color::Black) => Prover::Black,
+                    Some(Color::White) => Prover::White,
+                };
                 let node = self.search(g, x - 1, x, depth);
                 if self.giving_up() {
-                    self.stats.seconds = self.clock.elapsed().as_secs_f64();
+                    self.finish(true);
                     return None;
                 }
-                capped |= node.deps.capped;
+                self.capped |= node.deps.capped;
                 if maximize && node.lower >= x || !maximize && node.upper < x {
-                    best = node.best;
+                    self.best = node.best;
                 }
                 lo = lo.max(node.lower);
                 hi = hi.min(node.upper);
+                (self.stats.lower, self.stats.upper) = (lo, hi);
                 decided = node.lower >= x || node.upper < x;
                 if decided {
                     break;
@@ -192,11 +309,11 @@ impl<'a> Search<'a> {
             }
             if !decided {
                 depth = depth.saturating_add(DEPTH_STEP);
+                self.stats.depth = depth;
             }
         }
-        self.stats.seconds = self.clock.elapsed().as_secs_f64();
-        (self.stats.lower, self.stats.upper) = (lo, hi);
-        Some((lo, best, capped))
+        self.finish(false);
+        Some((lo, self.best, self.capped))
     }
 
     /// The statistics so far.
@@ -233,16 +350,78 @@ impl<'a> Search<'a> {
         let report = self.stats.nodes % self.every == 0;
         if report {
             self.stats.seconds = self.clock.elapsed().as_secs_f64();
+            self.table_stats();
             (self.progress)(self.stats);
         }
         if report || self.stats.nodes % STOP_POLL == 0 {
             self.stopped |= self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            if self.save.as_ref().is_some_and(|s| s.last.elapsed() >= s.to.every) && !self.giving_up() {
+                self.write_save();
+            }
         }
     }
 
-    /// Past the node limit, or stopped: every node returns trivial bounds.
+    /// Past the node limit, stopped, or unable to save: every node returns trivial bounds.
     fn giving_up(&self) -> bool {
-        self.stopped || self.stats.nodes > self.node_limit
+        self.stopped || self.save_error.is_some() || self.stats.nodes > self.node_limit
+    }
+
+    /// The first of `actions` after the first whose child has a table entry, valid for its
+    /// history, beyond the window (at or above `beta` for Black to move, at or below `alpha`
+    /// for White): searched first, it ends the node at once. Not under simple ko, whose keys
+    /// hold the legal set, which a child does not have yet.
+    fn transposition_cut(
+        &mut self,
+        g: &GameState,
+        actions: &[Action],
+        alpha: i32,
+        beta: i32,
+        stones: Stones,
+    ) -> Option<usize> {
+        self.table.as_ref()?;
+        let maximize = g.to_move() == Color::Black;
+        for (i, &a) in actions.iter().enumerate().skip(1) {
+            let mut child = self.copy_of(g);
+            child.play_unchecked(a);
+            let cut = !child.is_over() && self.refutes(&child, a, stones, maximize, alpha, beta);
+            self.spare.push(child);
+            if cut {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Whether the table holds, for `child` (reached by `a` from the stones `parent`), a
+    /// bound beyond the window on the mover's side.
+    fn refutes(
+        &mut self,
+        child: &GameState,
+        a: Action,
+        parent: Stones,
+        maximize: bool,
+        alpha: i32,
+        beta: i32,
+    ) -> bool {
+        let stones = Stones::of(child.board());
+        let frame = self.frames.canonical(stones);
+        let key = self.frames.key(child, stones, frame, None);
+        let offset = self.offset(child);
+        if self.superko {
+            self.path.push(if matches!(a, Action::Place(_)) { stones } else { parent });
+        }
+        let frames = &self.frames;
+        let from_canonical = |m| frames.map(frame.inverse(), m);
+        let cut = self.table.as_ref().is_some_and(|t| {
+            t.get(key).any(|e| {
+                let beyond = if maximize { e.lower + offset >= beta } else { e.upper + offset <= alpha };
+                beyond && e.holds(child.turns(), &self.path, from_canonical)
+            })
+        });
+        if self.superko {
+            self.path.pop();
+        }
+        cut
     }
 
     /// Bounds on the value of `g`, searched `depth` plies deep: decisive for the window
@@ -318,15 +497,24 @@ impl<'a> Search<'a> {
         }
         let pass_ends = g.passes() == 1;
         let history = &self.history;
+        let side = g.to_move().index() * g.action_space();
         actions.sort_by_key(|a| {
             let i = g.action_index(*a);
             match a {
                 _ if Some(*a) == hint => (0, 0),
                 Action::Pass if pass_ends => (1, 0),
-                Action::Pass => (3, 0),
-                _ => (2, u64::MAX - history[i]),
+                Action::Pass => (4, 0),
+                _ => (3, u64::MAX - history[side + i]),
             }
         });
+
+        // Enhanced transposition cutoff: a child whose table entry already refutes the window
+        // is searched first (its search is then one table hit).
+        if depth >= 2 && !self.simple_ko {
+            if let Some(i) = self.transposition_cut(g, &actions, alpha, beta, stones) {
+                actions[..=i].rotate_right(1);
+            }
+        }
 
         let start_nodes = self.stats.nodes;
         let mut deps = Deps::inner(self.max_turns);
@@ -341,6 +529,9 @@ impl<'a> Search<'a> {
         let mut best = None;
         let total = actions.len();
         let mut searched = 0;
+        if self.ply == 0 {
+            (self.stats.root_done, self.stats.root_moves) = (0, total as u32);
+        }
         for a in actions {
             let mut child = self.copy_of(g);
             child.play_unchecked(a);
@@ -358,8 +549,13 @@ impl<'a> Search<'a> {
                 };
                 self.path.push(stones);
             }
+            self.ply += 1;
             let sub = self.search(&child, alpha, beta, depth - 1);
+            self.ply -= 1;
             self.spare.push(child);
+            if self.ply == 0 {
+                self.stats.root_done += 1;
+            }
             if self.superko {
                 self.path.pop();
             }
@@ -384,7 +580,8 @@ impl<'a> Search<'a> {
                 beta = beta.min(sub.upper);
             }
             if alpha >= beta {
-                self.history[g.action_index(a)] += 1;
+                self.history[g.to_move().index() * g.action_space() + g.action_index(a)] += 1;
+
                 break;
             }
             // In a proof search, one line the prover has not won yet ends an opponent's node.
@@ -402,6 +599,10 @@ impl<'a> Search<'a> {
         }
         let (lower, upper) = (lower.max(floor), upper.min(ceiling));
 
+        // A search cut short by giving up is not one to the depth its scope would claim.
+        if self.giving_up() {
+            return Node { lower, upper, deps, best };
+        }
         if let Some(table) = &mut self.table {
             let index = best.map_or(u16::MAX, |a| self.frames.action_index(g, frame, a));
             let work = self.stats.nodes - start_nodes;
@@ -477,7 +678,7 @@ mod tests {
         let (start, line) = replay(rules, moves).unwrap();
         let options = SolveOptions { table_bits: 0, ..SolveOptions::default() };
         let mut quiet = |_| ();
-        let mut s = Search::new(&start, &line, &options, &mut quiet, Instant::now());
+        let mut s = Search::new(&start, &line, "", &options, &mut quiet, Instant::now()).unwrap();
         let max = s.max_value;
         let node = s.search(&start, -max, max, 0);
         (node.lower, node.upper)
@@ -514,7 +715,7 @@ mod tests {
             let (start, history) = replay(&rules, &line).unwrap();
             let options = SolveOptions { table_bits: 16, node_limit: 100_000, ..SolveOptions::default() };
             let mut quiet = |_| ();
-            let mut plain = Search::new(&start, &history, &options, &mut quiet, Instant::now());
+            let mut plain = Search::new(&start, &history, "", &options, &mut quiet, Instant::now()).unwrap();
             (plain.benson, plain.go) = (false, false);
             let Some((value, _, _)) = plain.run(&start, None) else { continue };
             let options = SolveOptions { table_bits: 16, ..SolveOptions::default() };

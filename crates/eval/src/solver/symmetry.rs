@@ -26,6 +26,11 @@ impl Frames {
         Frames { geo, perm }
     }
 
+    /// The board these frames are of.
+    pub fn geo(&self) -> Geometry {
+        self.geo
+    }
+
     /// The image of a point mask under `s`.
     pub fn map(&self, s: Symmetry, mut m: u64) -> u64 {
         let perm = &self.perm[s.index()];

@@ -33,7 +33,6 @@
 //! playouts (Benson's pass-alive chains always live), with or without a net; Loose and Sligo
 //! count by their own rules.
 
-use crate::net_rules::AsTrained;
 use crate::Error;
 use hane_engine::board::PointSet;
 use hane_engine::range::Invalid;
@@ -122,16 +121,10 @@ impl Brain {
         hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
-                let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", path.display()));
-                let meta = hane_nn::Checkpoint::read(path).map_err(|e| bad(&e))?.meta;
-                let trained = meta.parsed_rules().map_err(|e| bad(&e))?;
-                let sizes = meta.board_sizes();
-                crate::net_rules::check(&trained, &sizes, &rules).map_err(|e| bad(&e))?;
-                // The net for the asked size: its own board, or a smaller one in its corner.
-                let ev = hane_nn::NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)
-                    .map_err(|e| bad(&e))?
-                    .with_random_symmetries();
-                (Box::new(AsTrained { inner: ev, trained }), Some((trained, sizes)))
+                let (ev, _) = crate::net_rules::load(path, &rules)
+                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?;
+                let net = (ev.trained, ev.sizes.clone());
+                (Box::new(ev), Some(net))
             }
             None => (Box::new(RolloutEvaluator::new(seed)), None),
         };
@@ -141,8 +134,8 @@ impl Brain {
     /// The rules the checkpoint at `model` was trained on (an input error naming the file
     /// when it does not read).
     pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
-        let bad = |e: &dyn std::fmt::Display| Error::Input(format!("model {}: {e}", model.display()));
-        hane_nn::Checkpoint::read(model).map_err(|e| bad(&e))?.meta.parsed_rules().map_err(|e| bad(&e))
+        crate::net_rules::trained_rules(model)
+            .map_err(|e| Error::Input(format!("model {}: {e}", model.display())))
     }
 
     /// An error message unless this brain can play games under `rules`: always without a

@@ -44,18 +44,17 @@ pub fn check(net: &Rules, sizes: &[u8], asked: &Rules) -> Result<Option<String>,
     )))
 }
 
-/// The rules the checkpoint at `path` was trained on.
-pub fn trained_rules(path: &Path) -> Result<Rules, Invalid> {
-    let ckpt = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?;
-    ckpt.meta.parsed_rules()
+/// The rules the checkpoint at `path` was trained on, and the board sizes it plays.
+pub fn trained_rules(path: &Path) -> Result<(Rules, Vec<u8>), Invalid> {
+    let meta = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?.meta;
+    Ok((meta.parsed_rules()?, meta.board_sizes()))
 }
 
 /// The net of the checkpoint at `path` for games under `rules`, on the best device with
 /// random symmetries, shown positions as under the rules it was trained on ([`AsTrained`]),
 /// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
 pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), Invalid> {
-    let meta = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?.meta;
-    let (trained, sizes) = (meta.parsed_rules()?, meta.board_sizes());
+    let (trained, sizes) = trained_rules(path)?;
     let note = check(&trained, &sizes, rules)?;
     // The net for the asked size: its own board, or a smaller one in its corner.
     let inner = NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)

@@ -33,8 +33,8 @@ pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
 /// Which rules the net of `path` was trained on, when [`net`] plays it under other Go rules
 /// `rules`; nothing for its own game, or a checkpoint that does not read ([`net`] says why).
 pub fn net_note(path: &Path, rules: &Rules) -> Option<String> {
-    let trained = crate::net_rules::trained_rules(path).ok()?;
-    crate::net_rules::check(&trained, rules).ok().flatten()
+    let (trained, sizes) = crate::net_rules::trained_rules(path).ok()?;
+    crate::net_rules::check(&trained, &sizes, rules).ok().flatten()
 }
 
 /// The player named by `spec` (see the module docs), searching with `visits` visits; a GTP

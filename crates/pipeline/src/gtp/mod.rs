@@ -135,6 +135,7 @@ impl Brain {
     /// when it does not read).
     pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
         crate::net_rules::trained_rules(model)
+            .map(|(rules, _)| rules)
             .map_err(|e| Error::Input(format!("model {}: {e}", model.display())))
     }
 

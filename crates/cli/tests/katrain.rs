@@ -18,7 +18,7 @@ fn katrain_drives_hane_analysis_as_it_drives_katago() {
         .output()
         .expect("KaTrain's python runs");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
     assert!(stdout.contains("every check passed"), "{stdout}");
     println!("{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -13,7 +13,7 @@
 //! The net's evaluator (`hane_nn`) runs its forward pass on these buffers; the self-play
 //! benchmark's encode-only evaluator stops here, to measure the CPU side of self-play alone.
 
-use crate::features::{encode, PLANES};
+use crate::features::encode;
 use crate::symmetries::Symmetries;
 use hane_engine::rng::mix64;
 use hane_engine::{Action, Game, GameState, PolicyLayout};
@@ -86,7 +86,6 @@ impl BatchEncoder {
         self.planes.clear();
         self.globals.clear();
         self.chosen.clear();
-        let outer = self.size * self.size;
         for s in states {
             let side = s.geo().size();
             let layout = PolicyLayout::of(s.rules());
@@ -112,14 +111,7 @@ impl BatchEncoder {
                 out.extend_from_slice(&p);
             }
             if !whole {
-                let start = self.planes.len();
-                self.planes.resize(start + PLANES * outer, 0);
-                for (c, plane) in self.scratch.chunks_exact(side * side).enumerate() {
-                    for (y, row) in plane.chunks_exact(side).enumerate() {
-                        let at = start + c * outer + y * self.size;
-                        self.planes[at..at + side].copy_from_slice(row);
-                    }
-                }
+                corner(&self.scratch, side, self.size, &mut self.planes);
             }
             self.chosen.push((sym, side));
             self.globals.extend_from_slice(&g);
@@ -162,6 +154,18 @@ impl BatchEncoder {
             i = layout.embed(layout.resized(self.size as u8), i);
         }
         i
+    }
+}
+
+/// Appends planes of a `side` board (C × side × side) to `out` as planes of an `outer` board,
+/// the board in their top-left corner and zeros around it.
+pub fn corner<T: Copy + Default>(planes: &[T], side: usize, outer: usize, out: &mut Vec<T>) {
+    for plane in planes.chunks_exact(side * side) {
+        let start = out.len();
+        out.resize(start + outer * outer, T::default());
+        for (y, row) in plane.chunks_exact(side).enumerate() {
+            out[start + y * outer..start + y * outer + side].copy_from_slice(row);
+        }
     }
 }
 

@@ -27,6 +27,17 @@ pub enum Boards {
     Padded,
 }
 
+impl Boards {
+    /// [`Boards::Padded`] when a batch holds a smaller board (`padded`), else [`Boards::Full`].
+    pub fn of(padded: bool) -> Boards {
+        if padded {
+            Boards::Padded
+        } else {
+            Boards::Full
+        }
+    }
+}
+
 /// The logit of a policy entry off a smaller board: its probability is 0 in every softmax.
 pub const OFF_BOARD_LOGIT: f64 = -1.0e4;
 

@@ -104,7 +104,7 @@ impl Evaluator<GameState> for NetEvaluator {
         let (policy, wdl, score) = tch::no_grad(|| {
             let (planes, globals) =
                 input_tensors(&cfg, self.input.planes(), self.input.globals(), rows, self.net.device());
-            let boards = if self.input.padded() { Boards::Padded } else { Boards::Full };
+            let boards = Boards::of(self.input.padded());
             let out = self.net.forward_t(&planes, &globals, boards, false);
             (to_vec(&out.policy), to_vec(&out.wdl.softmax(1, Kind::Float)), to_vec(&out.score_mean))
         });
@@ -131,7 +131,7 @@ impl Evaluator<GameState> for NetEvaluator {
         let cfg = *self.net.config();
         let mut input = BatchEncoder::new(cfg.board_size, cfg.action_space);
         input.encode(std::iter::once(state));
-        let boards = if input.padded() { Boards::Padded } else { Boards::Full };
+        let boards = Boards::of(input.padded());
         let own = tch::no_grad(|| {
             let (p, g) = input_tensors(&cfg, input.planes(), input.globals(), 1, self.net.device());
             to_vec(&self.net.forward_t(&p, &g, boards, false).ownership.tanh())

@@ -66,9 +66,9 @@ pub struct TrainConfig {
     /// game with another komi or turn cap are accepted; anything else is refused.
     pub rules: String,
     /// Board sizes of the training data, each in 2..=the rules' size and the rules' size among
-    /// them: shards of the rules' game on any of them are accepted, and the net, built for the rules' size, sees a
-    /// smaller board in the top-left corner of its own (one net for several sizes; see
-    /// `hane_nn::Boards`). Empty: the rules' size alone.
+    /// them: shards of the rules' game on any of them are accepted, and the net, built for the
+    /// rules' size, sees a smaller board in the top-left corner of its own (one net for several
+    /// sizes; see `hane_nn::Boards`). Empty: the rules' size alone.
     pub sizes: Vec<u8>,
     /// Shape of a new network (`[train.net]`; ranges in [`NetShape`]'s fields). A resumed run
     /// must use the checkpoint's shape.

@@ -33,6 +33,7 @@
 
 use crate::config::TrainConfig;
 use crate::TrainError;
+use hane_data::batch::corner;
 use hane_data::features::{ENCODER_VERSION, GLOBALS, PLANES};
 use hane_data::shard::{self, Shard, ShardError, ShardMeta};
 use hane_data::symmetries::Symmetries;
@@ -187,18 +188,6 @@ fn npz_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Appends planes of a `side` board (C × side × side) to `out` as planes of an `outer` board,
-/// the board in their top-left corner and zeros around it.
-fn corner<T: Copy + Default>(planes: &[T], side: usize, outer: usize, out: &mut Vec<T>) {
-    for plane in planes.chunks_exact(side * side) {
-        let start = out.len();
-        out.resize(start + outer * outer, T::default());
-        for (y, row) in plane.chunks_exact(side).enumerate() {
-            out[start + y * outer..start + y * outer + side].copy_from_slice(row);
-        }
-    }
 }
 
 struct Worker {
@@ -374,7 +363,8 @@ impl Worker {
             let (rows, i) = self.buffer.swap_remove(self.rng.below(self.buffer.len()));
             let s = if self.cfg.augment { self.rng.below(8) } else { 0 };
             let side = rows.side;
-            let (n2, m) = (side * side, PolicyLayout::of(&Rules { size: side as u8, ..self.rules }).len());
+            let layout = net_layout.resized(side as u8);
+            let (n2, m) = (side * side, layout.len());
             let sym = self.syms[side].as_ref().expect("maps for every data size");
             let whole = side == outer;
             let (planes, policy, ownership) = if whole {
@@ -394,7 +384,6 @@ impl Worker {
                 corner(&scratch.2, side, outer, &mut b.ownership);
                 let start = b.policy.len();
                 b.policy.resize(start + net_layout.len(), 0.0);
-                let layout = net_layout.resized(side as u8);
                 for (j, &p) in scratch.1.iter().enumerate() {
                     b.policy[start + layout.embed(net_layout, j)] = p;
                 }

@@ -158,7 +158,7 @@ fn batch_tensors(net: &NetConfig, b: &Batch, device: Device) -> (Tensor, Tensor,
     let (planes, globals) = input_tensors(net, &b.planes, &b.globals, b.rows, device);
     let (n, s) = (b.rows as i64, net.board_size as i64);
     let t = |v: &[f32], shape: &[i64]| Tensor::from_slice(v).view(shape).to_device(device);
-    let boards = if b.padded { Boards::Padded } else { Boards::Full };
+    let boards = Boards::of(b.padded);
     let on_board = || planes.select(1, ON_BOARD_PLANE as i64);
     let targets = Targets {
         policy: t(&b.policy, &[n, net.action_space as i64]),

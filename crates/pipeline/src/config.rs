@@ -1,7 +1,9 @@
 //! Config files: TOML with one table per job (`[selfplay]`, `[train]`, `[loop]`).
 //! Every key is optional and has a default; the keys that depend on the board take theirs
-//! from its size ([`crate::recipe`]). An unknown key or a bad value is an error that names
-//! the file, the key and what is allowed.
+//! from its size ([`crate::recipe`]), and `rules` named in one of `[selfplay]` and `[train]`
+//! serves both. An unknown key or a bad value is an error that names the file, the key and
+//! what is allowed, and tables that disagree (self-play and training of different games) are
+//! refused naming both.
 //!
 //! Every number has a range, in the doc comment of its key and checked at load, so no typo
 //! reaches an allocation, a thread count or a loop bound: ranges stop far beyond what a big
@@ -10,6 +12,7 @@
 
 use crate::Error;
 use hane_engine::range::{in_range, Invalid};
+use hane_engine::Rules;
 use hane_mcts::MAX_VISITS;
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
@@ -79,6 +82,11 @@ pub struct LoopConfig {
     pub anchor_opening_turns: u32,
     /// Komi of the anchor matches, a multiple of 0.5 in -1000..=1000; unset: the rule set's.
     pub anchor_komi: Option<f64>,
+    /// With `[train] sizes`, the weight of each of those sizes, in that list's order, in a
+    /// generation's self-play (each in 0..=1000, not all 0; empty: equal weights). A size's
+    /// share of the weights is its share of the generation's board points (games × area), so
+    /// a size of side s plays `games` × its share × (the rules' area / s²) games.
+    pub size_weights: Vec<f64>,
 }
 
 impl Default for LoopConfig {
@@ -98,6 +106,7 @@ impl Default for LoopConfig {
             anchor_gnugo_level: None,
             anchor_opening_turns: 2,
             anchor_komi: None,
+            size_weights: Vec::new(),
         }
     }
 }
@@ -126,7 +135,86 @@ impl LoopConfig {
             }
         }
         in_range("samples_per_row", self.samples_per_row, 0.0..=1000.0)?;
+        for &w in &self.size_weights {
+            in_range("size_weights", w, 0.0..=1000.0)?;
+        }
         in_range("gate_threshold", self.gate_threshold, 0.0..=1.0)
+    }
+}
+
+/// One board size of a generation's self-play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SizePlan {
+    /// The run's rules on this board.
+    pub rules: Rules,
+    /// Games of each generation on it.
+    pub games: u64,
+}
+
+impl ConfigFile {
+    /// The board sizes a `hane loop` generation plays, the rules' own first: with `[train]
+    /// sizes`, each of them with its share of the generation's board points (see
+    /// [`LoopConfig::size_weights`]), at least one game each; else the rules' size with `[loop]
+    /// games`.
+    pub fn size_plan(&self, rules: &Rules) -> Vec<SizePlan> {
+        let sizes = &self.train.sizes;
+        if sizes.is_empty() || sizes == &[rules.size] {
+            return vec![SizePlan { rules: *rules, games: self.pipeline.games }];
+        }
+        let weights = &self.pipeline.size_weights;
+        let weight = |i: usize| if weights.is_empty() { 1.0 } else { weights[i] };
+        let total: f64 = (0..sizes.len()).map(weight).sum();
+        let area = |s: u8| f64::from(s) * f64::from(s);
+        let mut plan: Vec<SizePlan> = sizes
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| weight(i) > 0.0)
+            .map(|(i, &s)| {
+                let share = weight(i) / total;
+                let games = self.pipeline.games as f64 * share * area(rules.size) / area(s);
+                SizePlan { rules: Rules { size: s, ..*rules }, games: (games.round() as u64).max(1) }
+            })
+            .collect();
+        plan.sort_by_key(|p| (p.rules.size != rules.size, std::cmp::Reverse(p.rules.size)));
+        plan
+    }
+
+    /// Checks what no single table can: that `[selfplay]` and `[train]` play the same game
+    /// (komi and turn cap aside), and that the sizes of `[train] sizes` fit the rule set and
+    /// `[loop] size_weights`.
+    fn validate_across(&self) -> Result<(), Invalid> {
+        let play = self.selfplay.parsed_rules()?;
+        let train = self.train.validate()?;
+        if !hane_nn::same_game(&play, &train) {
+            return Err(Invalid(format!(
+                "[selfplay] rules = {:?} and [train] rules = {:?} are not the same game: the net \
+                 would be trained on the data of another",
+                self.selfplay.rules, self.train.rules
+            )));
+        }
+        for &s in &self.train.sizes {
+            Rules { size: s, ..train }
+                .validate()
+                .map_err(|e| Invalid(format!("[train] sizes: {s}x{s} does not fit the rules: {e}")))?;
+        }
+        let weights = &self.pipeline.size_weights;
+        if !weights.is_empty() {
+            if weights.len() != self.train.sizes.len() {
+                return Err(Invalid(format!(
+                    "[loop] size_weights = {weights:?}: one weight for each of [train] sizes = {:?}",
+                    self.train.sizes
+                )));
+            }
+            let main = self.train.sizes.iter().position(|&s| s == train.size);
+            if main.is_some_and(|i| weights[i] == 0.0) {
+                return Err(Invalid(format!(
+                    "[loop] size_weights = {weights:?}: the rules' own size, {}, needs a weight above 0 \
+                     (its komi estimates and anchors lead the run)",
+                    train.size
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -156,6 +244,7 @@ pub fn parse(text: &str) -> Result<ConfigFile, Error> {
     // file leaves out that the board decides filled in by the recipe.
     let _: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
     let mut doc: toml::Table = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
+    share_rules(&mut doc);
     crate::recipe::Recipe::fill(&mut doc);
     let cfg: ConfigFile =
         toml::Value::Table(doc).try_into().map_err(|e: toml::de::Error| Error::Input(e.to_string()))?;
@@ -163,7 +252,24 @@ pub fn parse(text: &str) -> Result<ConfigFile, Error> {
     cfg.selfplay.validate().map_err(table("selfplay"))?;
     cfg.train.validate().map_err(table("train"))?;
     cfg.pipeline.validate().map_err(table("loop"))?;
+    cfg.validate_across().map_err(|e| Error::Input(e.to_string()))?;
     Ok(cfg)
+}
+
+/// One place for the run's rules: when only one of `[selfplay]` and `[train]` names its
+/// `rules`, the other table takes them too (self-play and training must play the same game).
+fn share_rules(doc: &mut toml::Table) {
+    let rules_of = |doc: &toml::Table, t: &str| doc.get(t).and_then(|t| t.get("rules")).cloned();
+    let (play, train) = (rules_of(doc, "selfplay"), rules_of(doc, "train"));
+    let (to, rules) = match (play, train) {
+        (Some(r), None) => ("train", r),
+        (None, Some(r)) => ("selfplay", r),
+        _ => return,
+    };
+    let entry = doc.entry(to.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let toml::Value::Table(t) = entry {
+        t.insert("rules".into(), rules);
+    }
 }
 
 /// `text` with `[selfplay] seed` set to `seed`: its line replaced, or added at the end of the
@@ -241,6 +347,48 @@ mod tests {
             }
         }
         assert!(n >= 4);
+    }
+
+    #[test]
+    fn each_size_plays_its_share_of_the_board_points() {
+        let plan = |text: &str| {
+            let cfg = parse(text).unwrap();
+            let rules = cfg.selfplay.parsed_rules().unwrap();
+            cfg.size_plan(&rules).iter().map(|p| (p.rules.size, p.games)).collect::<Vec<_>>()
+        };
+        let seven = "[selfplay]\nrules = \"ttakji,size=7\"\n[loop]\ngames = 204\n";
+        assert_eq!(plan(seven), [(7, 204)]);
+        let both = format!("{seven}[train]\nsizes = [5, 7]\n");
+        assert_eq!(plan(&both), [(7, 102), (5, 200)], "equal weights: half the points each");
+        let weighted = format!("{seven}size_weights = [1.0, 3.0]\n[train]\nsizes = [5, 7]\n");
+        assert_eq!(plan(&weighted), [(7, 153), (5, 100)]);
+        let three = format!("{seven}size_weights = [1.0, 0.0, 1.0]\n[train]\nsizes = [3, 5, 7]\n");
+        assert_eq!(plan(&three), [(7, 102), (3, 555)], "a size of weight 0 is not played");
+    }
+
+    #[test]
+    fn the_tables_must_agree_on_the_game_and_the_sizes() {
+        let e = err("[selfplay]\nrules = \"ttakji,size=5\"\n[train]\nrules = \"brainking,size=5\"\n");
+        assert!(e.contains("\"ttakji,size=5\"") && e.contains("\"brainking,size=5\""), "{e}");
+        let e = err("[selfplay]\nrules = \"ttakji,size=5\"\n[train]\nrules = \"ttakji,size=7\"\n");
+        assert!(e.contains("not the same game"), "{e}");
+        let komi =
+            parse("[selfplay]\nrules = \"ttakji,size=5,komi=24\"\n[train]\nrules = \"ttakji,size=5\"\n");
+        assert!(komi.is_ok(), "komi is the self-play's: {komi:?}");
+        let one = parse("[selfplay]\nrules = \"loose,size=5\"\n").unwrap();
+        assert_eq!(one.train.rules, "loose,size=5", "named once, the rules serve both tables");
+        let other = parse("[train]\nrules = \"sligo,size=4\"\n").unwrap();
+        assert_eq!(other.selfplay.rules, "sligo,size=4");
+        let e = err("[selfplay]\nrules = \"loose,size=7\"\n[train]\nsizes = [4, 7]\n");
+        assert!(e.contains("sizes") && e.contains("4x4") && e.contains("odd"), "{e}");
+        let e = err(
+            "[selfplay]\nrules = \"ttakji,size=7\"\n[train]\nsizes = [5, 7]\n[loop]\nsize_weights = [1.0]\n",
+        );
+        assert!(e.contains("size_weights") && e.contains("[5, 7]"), "{e}");
+        let e = err("[selfplay]\nrules = \"ttakji,size=7\"\n[train]\nsizes = [5, 7]\n[loop]\nsize_weights = [1.0, 0.0]\n");
+        assert!(e.contains("size_weights") && e.contains("own size"), "{e}");
+        let e = err("[loop]\nsize_weights = [-1.0]\n");
+        assert!(e.contains("[loop] size_weights"), "{e}");
     }
 
     fn err(text: &str) -> String {

@@ -121,3 +121,61 @@ fn a_rejected_candidate_leaves_the_best_player() {
     assert_eq!(lines.iter().filter(|l| l.ends_with("rejected")).count(), 2, "{lines:?}");
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
+
+#[test]
+fn a_run_on_two_sizes_plays_trains_and_estimates_on_each() {
+    // The rules' 4x4 and a 3x3 board with the same weight: the 3x3 games get half of a
+    // generation's 8 × 16 board points, 64 / 9 ≈ 7 games; generation 1 plays both with the
+    // net generation 0 trained on both.
+    let text = r#"
+[selfplay]
+rules = "ttakji,size=4"
+games_in_flight = 4
+batch_size = 8
+full_visits = 8
+fast_visits = 4
+resign_threshold = 0.0
+[train]
+sizes = [3, 4]
+steps = 6
+batch_size = 16
+warmup_steps = 2
+checkpoint_every = 3
+log_every = 3
+histogram_every = 6
+[train.net]
+blocks = 1
+channels = 8
+[loop]
+generations = 2
+games = 8
+gate_games = 0
+komi_visits = 8
+"#;
+    let (cfg, out) = setup("sizes", text);
+    let (lines, result) = run(&cfg, &out, None);
+    result.unwrap();
+    assert!(lines[0].contains("4 games and 7 games on 3x3"), "{lines:?}");
+    let st = state(&out);
+    for (i, g) in st.generations.iter().enumerate() {
+        assert_eq!(g.selfplay.as_ref().unwrap().games, 4, "generation {i}");
+        assert_eq!(g.others.len(), 1, "generation {i}");
+        let o = &g.others[0];
+        assert_eq!((o.size, o.selfplay.as_ref().unwrap().games), (3, 7), "generation {i}");
+        assert_eq!(sgfs(&out, &format!("gen-{i:03}-3x3")), 7, "generation {i}");
+        assert!(o.komi.is_some() || o.komi_error.is_some(), "generation {i}: {lines:?}");
+        let rows: u64 = [g.selfplay.as_ref(), o.selfplay.as_ref()].iter().flatten().map(|s| s.rows).sum();
+        assert!(rows > 0 && o.selfplay.as_ref().unwrap().rows > 0, "generation {i}");
+    }
+    let on_3x3 = |l: &String| l.starts_with("== generation 1: self-play on 3x3 by models/gen-000");
+    assert!(lines.iter().any(on_3x3), "the net plays the smaller board: {lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("== generation 1: komi estimate on 3x3")), "{lines:?}");
+    let net = out.join("models/gen-001.safetensors");
+    let (_, sizes) = hane_pipeline::net_rules::trained_rules(&net).unwrap();
+    assert_eq!(sizes, [3, 4]);
+    // A rerun has nothing left to do.
+    let (lines, result) = run(&cfg, &out, None);
+    result.unwrap();
+    assert!(!lines.iter().any(|l| l.starts_with("==")), "{lines:?}");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}

@@ -7,6 +7,7 @@
 //! RUN/config.toml                 the config the run started with
 //! RUN/state.json                  what is finished (see `state`)
 //! RUN/selfplay/gen-NNN/           shards/ and sgf/ of generation NNN's games
+//! RUN/selfplay/gen-NNN-SxS/       ... on another board size S of a run on several
 //! RUN/train/                      the trainer's checkpoints/ and tensorboard/ (one run, all generations)
 //! RUN/models/gen-NNN.safetensors  the candidate trained in generation NNN
 //! RUN/gates/gen-NNN.json          its gating games, one by one
@@ -30,6 +31,11 @@
 //! and is accepted with a score of at least `gate_threshold`, or at once when ungated
 //! (`gate_games = 0`). The komi estimate reads the best net, or the newest candidate while
 //! none has been accepted, so a run whose candidates keep failing still estimates.
+//!
+//! With `[train] sizes`, one net learns several board sizes: each generation plays on each
+//! of them too ([`ConfigFile::size_plan`]: its share of the generation's board points), every
+//! size centred on its own newest estimate, trains on all of them, and estimates komi on each.
+//! Gates and anchors play on the rules' own size.
 
 mod anchors;
 mod matches;
@@ -37,10 +43,10 @@ mod report;
 mod state;
 
 pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET, LADDER};
-pub use state::{GateDone, Generation, RunState, SelfplayDone, TrainDone, BASELINE};
+pub use state::{GateDone, Generation, OtherSize, RunState, SelfplayDone, TrainDone, BASELINE};
 
-use crate::config::{self, ConfigFile};
-use crate::komi::{komi_report, KomiProgress, KomiSettings, Method};
+use crate::config::{self, ConfigFile, SizePlan};
+use crate::komi::{komi_report, KomiProgress, KomiReport, KomiSettings, Method};
 use crate::players::{model_factory, net, BoxedEvaluator};
 use crate::{write_file, Error, Stop};
 use hane_engine::Rules;
@@ -158,10 +164,21 @@ impl Run {
     pub fn run(&mut self, stop: &Stop, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
         let cx = Ctx { cfg: &self.cfg, rules: self.rules, dir: &self.dir, stop };
         let (cfg, rules, run_dir, st) = (cx.cfg, cx.rules, cx.dir, &mut self.state);
+        let games: Vec<String> = cfg
+            .size_plan(&rules)
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} games{}",
+                    p.games,
+                    if p.rules == rules { String::new() } else { format!(" on {0}x{0}", p.rules.size) }
+                )
+            })
+            .collect();
         on(Event::Line(format!(
-            "hane loop: {rules}, {} generations of {} games, {} training steps each, into {}",
+            "hane loop: {rules}, {} generations of {}, {} training steps each, into {}",
             cfg.pipeline.generations,
-            cfg.pipeline.games,
+            games.join(" and "),
             cfg.train.steps,
             run_dir.display()
         )));
@@ -186,10 +203,12 @@ struct Ctx<'a> {
 
 /// Runs what generation `g` has not finished.
 fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
-    let (cfg, rules, run_dir, stop) = (cx.cfg, cx.rules, cx.dir, cx.stop);
+    let (cfg, rules, run_dir) = (cx.cfg, cx.rules, cx.dir);
     let i = g as usize;
+    let plan = cfg.size_plan(&rules);
     if i == st.generations.len() {
-        st.generations.push(Generation::new(g, st.best_after(i)));
+        let others: Vec<u8> = plan[1..].iter().map(|p| p.rules.size).collect();
+        st.generations.push(Generation::new(g, st.best_after(i), &others));
         st.save(run_dir)?;
     }
     let anchor_settings = anchor_settings(cfg);
@@ -208,15 +227,35 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
     let player = st.generations[i].player.clone();
     if st.generations[i].selfplay.is_none() {
         on(Event::Line(format!("== generation {g}: self-play by {player}")));
-        let komi = centre_komi(&st.generations[..i], &rules);
-        let done = selfplay(cx, g, &player, komi, on)?;
+        let komi = centre_komi(st.generations[..i].iter().map(|g| g.komi.as_ref()), &rules);
+        let done = selfplay(cx, g, &player, &plan[0], komi, on)?;
         st.generations[i].selfplay = Some(done);
+        st.save(run_dir)?;
+    }
+    for (j, p) in plan[1..].iter().enumerate() {
+        if st.generations[i].others[j].selfplay.is_some() {
+            continue;
+        }
+        let size = p.rules.size;
+        on(Event::Line(format!("== generation {g}: self-play on {size}x{size} by {player}")));
+        let komi = centre_komi(
+            st.generations[..i].iter().map(|g| other(g, size).and_then(|o| o.komi.as_ref())),
+            &p.rules,
+        );
+        let done = selfplay(cx, g, &player, p, komi, on)?;
+        st.generations[i].others[j].selfplay = Some(done);
         st.save(run_dir)?;
     }
     if st.generations[i].train.is_none() {
         on(Event::Line(format!("== generation {g}: training")));
         let from = st.generations[..i].iter().rev().find_map(|g| g.train.as_ref()).map_or(0, |t| t.step);
-        let rows = st.generations[i].selfplay.as_ref().map_or(0, |s| s.rows);
+        let gen = &st.generations[i];
+        let rows = gen
+            .selfplay
+            .iter()
+            .chain(gen.others.iter().filter_map(|o| o.selfplay.as_ref()))
+            .map(|s| s.rows)
+            .sum();
         st.generations[i].train = Some(train(cx, g, from, rows, on)?);
         st.save(run_dir)?;
     }
@@ -235,28 +274,18 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
     }
     let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
     if cfg.pipeline.komi_visits > 0 && !komi_done {
-        let best = st.komi_net(i).unwrap_or_default();
-        if best.is_empty() {
-            st.generations[i].komi_error = Some("no net trained yet".into());
-        } else {
-            on(Event::Line(format!("== generation {g}: komi estimate with {best}")));
-            let method = Method::Net(run_dir.join(&best));
-            let settings = KomiSettings {
-                visits: cfg.pipeline.komi_visits,
-                sweep_games: 0,
-                sweep_visits: 0,
-                seed: u64::from(g),
-            };
-            let progress = &mut KomiProgress::default();
-            match komi_report(&rules, &method, settings, stop, progress, &mut |l| on(Event::Trace(l))) {
-                Ok(r) => st.generations[i].komi = Some(r),
-                Err(Error::Komi(e)) => {
-                    on(Event::Line(format!("komi: no estimate: {e}")));
-                    st.generations[i].komi_error = Some(e);
-                }
-                Err(e) => return Err(e),
-            }
+        let best = st.komi_net(i);
+        (st.generations[i].komi, st.generations[i].komi_error) = komi_estimate(cx, &rules, best, g, on)?;
+        st.save(run_dir)?;
+    }
+    for (j, p) in plan[1..].iter().enumerate() {
+        let o = &st.generations[i].others[j];
+        if cfg.pipeline.komi_visits == 0 || o.komi.is_some() || o.komi_error.is_some() {
+            continue;
         }
+        let best = st.komi_net(i);
+        let (komi, error) = komi_estimate(cx, &p.rules, best, g, on)?;
+        (st.generations[i].others[j].komi, st.generations[i].others[j].komi_error) = (komi, error);
         st.save(run_dir)?;
     }
     let best = st.best_after(i + 1);
@@ -307,17 +336,68 @@ fn gen_name(g: u32) -> String {
     format!("gen-{g:03}")
 }
 
-/// The komi a generation's self-play is centred on: the newest estimate of the generations
-/// before it, or `None` (the config's komi) before the first. An estimate is kept within the
-/// range wide komi draws cover (the board's area and one domain step), which the net has
-/// been trained on, and rounded into the rule set's domain.
-fn centre_komi(before: &[Generation], rules: &Rules) -> Option<f64> {
+/// The folder of generation `g`'s self-play under `rules`: `gen-NNN` on the run's own board,
+/// `gen-NNN-SxS` on another.
+fn selfplay_dir(cx: &Ctx, g: u32, rules: &Rules) -> PathBuf {
+    let name = if rules.size == cx.rules.size {
+        gen_name(g)
+    } else {
+        format!("{}-{1}x{1}", gen_name(g), rules.size)
+    };
+    cx.dir.join("selfplay").join(name)
+}
+
+/// What generation `gen` did on the other board of side `size`, if it played one.
+fn other(gen: &Generation, size: u8) -> Option<&OtherSize> {
+    gen.others.iter().find(|o| o.size == size)
+}
+
+/// The komi estimate of generation `g` under `rules` with the net `best` (`None`: none
+/// trained yet), as the estimate or the reason there is none; only an interruption or a
+/// failure to read the net is an error.
+fn komi_estimate(
+    cx: &Ctx,
+    rules: &Rules,
+    best: Option<String>,
+    g: u32,
+    on: &mut dyn FnMut(Event),
+) -> Result<(Option<KomiReport>, Option<String>), Error> {
+    let Some(best) = best else { return Ok((None, Some("no net trained yet".into()))) };
+    let board = if *rules == cx.rules { String::new() } else { format!(" on {0}x{0}", rules.size) };
+    on(Event::Line(format!("== generation {g}: komi estimate{board} with {best}")));
+    let method = Method::Net(cx.dir.join(&best));
+    let settings = KomiSettings {
+        visits: cx.cfg.pipeline.komi_visits,
+        sweep_games: 0,
+        sweep_visits: 0,
+        seed: u64::from(g),
+    };
+    let progress = &mut KomiProgress::default();
+    match komi_report(rules, &method, settings, cx.stop, progress, &mut |l| on(Event::Trace(l))) {
+        Ok(r) => Ok((Some(r), None)),
+        Err(Error::Komi(e)) => {
+            on(Event::Line(format!("komi{board}: no estimate: {e}")));
+            Ok((None, Some(e)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The komi a generation's self-play is centred on: the newest of the estimates of the
+/// generations before it (`before`, oldest first), or `None` (the config's komi) before the
+/// first. An estimate is kept within the range wide komi draws cover (the board's area and
+/// one domain step), which the net has been trained on, and rounded into the rule set's
+/// domain.
+fn centre_komi<'a>(
+    before: impl DoubleEndedIterator<Item = Option<&'a KomiReport>>,
+    rules: &Rules,
+) -> Option<f64> {
     let range = hane_selfplay::komi::wide_range(rules);
     let (lo, hi) = (range[0].as_f64(), range[range.len() - 1].as_f64());
     before
-        .iter()
         .rev()
-        .find_map(|g| g.komi.as_ref())
+        .flatten()
+        .next()
         .map(|k| hane_engine::KomiDomain::of(rules).nearest(k.estimate.crossing.clamp(lo, hi)).as_f64())
 }
 
@@ -332,21 +412,26 @@ fn rows_in(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Self-play of generation `g` by `player`. With a komi estimate from an earlier generation,
-/// games draw their komi around it instead of the config's (as KataGo's self-play centres
-/// komi on the net's fair komi), so the net learns the positions that matter for the
-/// estimate; `[selfplay] komi_wide` of them draw from the board's whole range, so it learns
-/// the rest of the curve too.
+/// Self-play of generation `g` by `player` on the board of `plan`. With a komi estimate from
+/// an earlier generation (on that board), games draw their komi around it instead of the
+/// config's (as KataGo's self-play centres komi on the net's fair komi), so the net learns
+/// the positions that matter for the estimate; `[selfplay] komi_wide` of them draw from the
+/// board's whole range, so it learns the rest of the curve too.
 fn selfplay(
     cx: &Ctx,
     g: u32,
     player: &str,
+    plan: &SizePlan,
     komi: Option<f64>,
     on: &mut dyn FnMut(Event),
 ) -> Result<SelfplayDone, Error> {
-    let (cfg, rules, run_dir) = (cx.cfg, &cx.rules, cx.dir);
+    let (cfg, rules, run_dir) = (cx.cfg, &plan.rules, cx.dir);
     let mut sp = cfg.selfplay.clone();
     sp.seed = sp.seed.wrapping_add(1_000_003 * u64::from(g));
+    if rules.size != cx.rules.size {
+        sp.rules = rules.to_string();
+        sp.seed ^= u64::from(rules.size) << 48;
+    }
     if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
         // Set in the parsed rules: appending `,komi=` to a rule string that names a komi
         // would give the key twice, which the parser refuses.
@@ -363,8 +448,8 @@ fn selfplay(
     } else {
         model_factory(&run_dir.join(player), *rules, sp.batch_size)?
     };
-    let out = run_dir.join("selfplay").join(gen_name(g));
-    let games = cfg.pipeline.games;
+    let out = selfplay_dir(cx, g, rules);
+    let games = plan.games;
     let progress = Arc::new(hane_selfplay::Progress::default());
     on(Event::Selfplay { games, progress: progress.clone() });
     let s = hane_selfplay::run(&sp, games, &out, fac, player, progress, cx.stop.flag());
@@ -515,9 +600,10 @@ mod tests {
     #[test]
     fn self_play_is_centred_on_the_newest_estimate_within_the_board() {
         let rules: Rules = "ttakji,size=5".parse().unwrap();
-        assert_eq!(centre_komi(&[], &rules), None);
+        let centre = |gens: &[Generation]| centre_komi(gens.iter().map(|g| g.komi.as_ref()), &rules);
+        assert_eq!(centre(&[]), None);
         let estimate = |crossing: f64| {
-            let mut g = Generation::new(0, BASELINE.into());
+            let mut g = Generation::new(0, BASELINE.into(), &[]);
             let search = hane_eval::komi::KomiSearch::for_rules(&rules);
             let mut ev = |k: hane_engine::Komi| hane_eval::komi::Eval {
                 lead: crossing - k.as_f64(),
@@ -536,9 +622,9 @@ mod tests {
             g
         };
         let gens = [estimate(10.2), estimate(24.8)];
-        assert_eq!(centre_komi(&gens, &rules), Some(25.0), "the newest, rounded into the domain");
-        assert_eq!(centre_komi(&gens[..1], &rules), Some(10.0));
+        assert_eq!(centre(&gens), Some(25.0), "the newest, rounded into the domain");
+        assert_eq!(centre(&gens[..1]), Some(10.0));
         let no_estimate = Generation { komi: None, ..gens[0].clone() };
-        assert_eq!(centre_komi(&[gens[1].clone(), no_estimate], &rules), Some(25.0));
+        assert_eq!(centre(&[gens[1].clone(), no_estimate]), Some(25.0));
     }
 }

@@ -24,6 +24,9 @@ struct Row<'a> {
     komi_crossing: Option<f64>,
     komi_fair: Option<f64>,
     anchors: &'a [super::anchors::AnchorMatch],
+    /// The komi crossing on each other board size ("5x5"), where estimated.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    other_komi: std::collections::BTreeMap<String, f64>,
 }
 
 /// The summary of the whole run.
@@ -51,6 +54,11 @@ fn rows(st: &RunState) -> Vec<Row<'_>> {
             komi_crossing: g.komi.as_ref().map(|k| k.estimate.crossing),
             komi_fair: g.komi.as_ref().map(|k| k.estimate.fair),
             anchors: &g.anchors,
+            other_komi: g
+                .others
+                .iter()
+                .filter_map(|o| o.komi.as_ref().map(|k| (format!("{0}x{0}", o.size), k.estimate.crossing)))
+                .collect(),
         })
         .collect()
 }
@@ -87,6 +95,14 @@ pub fn write(st: &RunState, dir: &Path) -> Result<(), Error> {
     write_png(&losses, dir, "losses.png")?;
     if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
         write_png(&komi::chart(k), dir, "komi.png")?;
+    }
+    let sizes: Vec<u8> =
+        st.generations.last().map(|g| g.others.iter().map(|o| o.size).collect()).unwrap_or_default();
+    for n in sizes {
+        let newest = st.generations.iter().rev().flat_map(|g| &g.others).filter(|o| o.size == n);
+        if let Some(k) = newest.filter_map(|o| o.komi.as_ref()).next() {
+            write_png(&komi::chart(k), dir, &format!("komi-{n}x{n}.png"))?;
+        }
     }
     Ok(())
 }
@@ -218,9 +234,19 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
         }
     }
     match (&g.komi, &g.komi_error) {
-        (Some(k), _) => s.push_str(&format!(" komi {:.2} (fair {})", k.estimate.crossing, k.estimate.fair)),
-        (None, Some(e)) => s.push_str(&format!(" komi: {e}")),
+        (Some(k), _) => s.push_str(&format!(" komi {:.2} (fair {});", k.estimate.crossing, k.estimate.fair)),
+        (None, Some(e)) => s.push_str(&format!(" komi: {e};")),
         _ => {}
+    }
+    for o in &g.others {
+        let n = o.size;
+        match (&o.komi, &o.komi_error) {
+            (Some(k), _) => {
+                s.push_str(&format!(" {n}x{n} komi {:.2} (fair {});", k.estimate.crossing, k.estimate.fair))
+            }
+            (None, Some(e)) => s.push_str(&format!(" {n}x{n} komi: {e};")),
+            _ => {}
+        }
     }
     s.trim_end_matches(';').to_string()
 }
@@ -278,7 +304,7 @@ mod tests {
     fn run(n: u32, gate: Wdl) -> RunState {
         let mut st = RunState { rules: "ttakji,size=5".into(), generations: Vec::new() };
         for g in 0..n {
-            let mut gen = Generation::new(g, st.best_after(g as usize));
+            let mut gen = Generation::new(g, st.best_after(g as usize), &[]);
             gen.train = Some(TrainDone {
                 step: 10,
                 candidate: format!("models/gen-{g:03}.safetensors"),

@@ -43,11 +43,36 @@ pub struct Generation {
     /// The best net's matches against the fixed anchors, in the order played.
     #[serde(default)]
     pub anchors: Vec<AnchorMatch>,
+    /// The other board sizes of a run on several (`[train] sizes`), largest first: their
+    /// self-play and komi estimates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<OtherSize>,
+}
+
+/// Self-play and the komi estimate of a generation on a board size other than the rules'.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OtherSize {
+    /// The board's side.
+    pub size: u8,
+    /// Self-play, once finished.
+    pub selfplay: Option<SelfplayDone>,
+    /// The komi estimate on this size with the best net after the gate, once made.
+    pub komi: Option<KomiReport>,
+    /// Why the komi estimate failed.
+    pub komi_error: Option<String>,
+}
+
+impl OtherSize {
+    /// Nothing done yet on a board of side `size`.
+    pub fn new(size: u8) -> OtherSize {
+        OtherSize { size, selfplay: None, komi: None, komi_error: None }
+    }
 }
 
 impl Generation {
-    /// A generation begun by `player`, nothing finished yet.
-    pub fn new(index: u32, player: String) -> Generation {
+    /// A generation begun by `player`, nothing finished yet, that plays also on the boards
+    /// of side `others`.
+    pub fn new(index: u32, player: String, others: &[u8]) -> Generation {
         Generation {
             index,
             player,
@@ -57,14 +82,18 @@ impl Generation {
             komi: None,
             komi_error: None,
             anchors: Vec::new(),
+            others: others.iter().map(|&s| OtherSize::new(s)).collect(),
         }
     }
 
-    /// Whether every phase is finished (the komi estimate made or failed, or not wanted; a
+    /// Whether every phase is finished (the komi estimates made or failed, or not wanted; a
     /// match played against each anchor named in `anchors`).
     pub fn finished(&self, komi_wanted: bool, anchors: &[String]) -> bool {
+        let komi_done =
+            |k: &Option<KomiReport>, e: &Option<String>| !komi_wanted || k.is_some() || e.is_some();
         self.gate.is_some()
-            && (!komi_wanted || self.komi.is_some() || self.komi_error.is_some())
+            && komi_done(&self.komi, &self.komi_error)
+            && self.others.iter().all(|o| komi_done(&o.komi, &o.komi_error))
             && anchors.iter().all(|a| self.played(a))
     }
 
@@ -254,7 +283,7 @@ mod tests {
                 seconds: 0.0,
             }),
             gate: Some(GateDone { results: Wdl { wins, draws: 0, losses }, accepted, komi: None }),
-            ..Generation::new(index, String::new())
+            ..Generation::new(index, String::new(), &[])
         }
     }
 

@@ -197,7 +197,7 @@ fn query_rules(q: &Map<String, Value>) -> Result<(Rules, String), Refusal> {
     let (name, text) = match q.get("rules") {
         Some(Value::String(s)) => (s.clone(), katago_rules::from_name(s)),
         Some(Value::Object(o)) => {
-            let text = katago_rules::from_object(o).map_err(|e| (e, "rules"))?;
+            let text = katago_rules::from_object(o).map_err(|e| (e.0, "rules"))?;
             (Value::Object(o.clone()).to_string(), text)
         }
         Some(_) => return Err(("rules must be a string or a KataGo rules object".into(), "rules")),

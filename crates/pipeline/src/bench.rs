@@ -135,9 +135,7 @@ pub fn selfplay_runs(
     models
         .iter()
         .map(|p| {
-            let input = |e: &dyn std::fmt::Display| Error::Input(format!("--model {}: {e}", p.display()));
-            let meta = hane_nn::Checkpoint::read(p).map_err(|e| input(&e))?.meta;
-            let rules = meta.parsed_rules().map_err(|e| input(&e))?;
+            let (rules, _) = crate::net_rules::trained_rules(p).map_err(|e| Error::net_load(p, e))?;
             Ok((rules.to_string(), Source::Model(p.clone())))
         })
         .collect()

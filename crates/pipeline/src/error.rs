@@ -1,9 +1,11 @@
 //! The errors of the pipeline's work, each saying what kind of failure it is, so the binary can
 //! choose its exit code and print the whole chain of causes.
 
+use crate::net_rules::LoadError;
 use hane_data::shard::ShardError;
 use hane_engine::range::Invalid;
 use hane_eval::gtp::GtpError;
+use hane_nn::NnError;
 use hane_selfplay::SelfplayError;
 use hane_train::TrainError;
 use serde::Serialize;
@@ -34,12 +36,31 @@ pub enum Error {
     /// The komi estimate found no answer, for example because a weak net's win rate never
     /// crossed 50%.
     Komi(String),
+    /// libtorch failed to build or place a net that read well.
+    Net {
+        /// The checkpoint.
+        path: PathBuf,
+        /// What failed.
+        source: NnError,
+    },
 }
 
 impl Error {
     /// An [`Error::Io`] for `path`.
     pub fn io(path: &Path, source: std::io::Error) -> Error {
         Error::Io { path: path.to_path_buf(), source }
+    }
+
+    /// The error of a net at `path` that did not load, by its kind: a file that could not be
+    /// read is [`Error::Io`] and a libtorch failure [`Error::Net`], each with its cause; a
+    /// damaged, diverged or foreign checkpoint, or one that cannot play the rules asked for,
+    /// is bad input naming the file.
+    pub fn net_load(path: &Path, e: LoadError) -> Error {
+        match e {
+            LoadError::Net(NnError::Io(path, source)) => Error::Io { path, source },
+            LoadError::Net(source @ NnError::Torch(_)) => Error::Net { path: path.to_path_buf(), source },
+            other => Error::Input(format!("model {}: {other}", path.display())),
+        }
     }
 }
 
@@ -52,6 +73,7 @@ impl fmt::Display for Error {
             Error::Interrupted => f.write_str("interrupted"),
             Error::Train(_) => f.write_str("training failed"),
             Error::Game(_) => f.write_str("a game failed"),
+            Error::Net { path, .. } => write!(f, "the net {} did not load", path.display()),
         }
     }
 }
@@ -63,6 +85,7 @@ impl std::error::Error for Error {
             Error::Train(e) => Some(e),
             Error::Game(e) => Some(e),
             Error::Selfplay(e) => Some(e),
+            Error::Net { source, .. } => Some(source),
             _ => None,
         }
     }

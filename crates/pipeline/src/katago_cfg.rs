@@ -45,6 +45,11 @@ pub fn override_pairs(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+hane_engine::message_error!(
+    /// A value of a KataGo config key that hane reads but cannot use.
+    KataConfigError
+);
+
 impl EngineConfig {
     /// Nothing set.
     pub fn new() -> EngineConfig {
@@ -53,8 +58,8 @@ impl EngineConfig {
 
     /// Applies `key = value` (a later one wins): `Ok(true)` when hane has the key, `Ok(false)`
     /// when it ignores it, an error for a value it cannot use.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<bool, String> {
-        let bad = |what: &str| format!("{key} = {value}: {what}");
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<bool, KataConfigError> {
+        let bad = |what: &str| KataConfigError(format!("{key} = {value}: {what}"));
         match key {
             "maxVisits" => {
                 let n: u64 = value.parse().map_err(|_| bad("not a positive integer"))?;

@@ -41,12 +41,17 @@ pub fn nearest(name: &str) -> Option<&'static str> {
     })
 }
 
+hane_engine::message_error!(
+    /// KataGo rules that hane does not have, or hane rules that KataGo does not.
+    KataRulesError
+);
+
 /// The hane rules string of a KataGo rules object (`ko`, `scoring`, `tax`, `suicide`,
 /// `hasButton`, `whiteHandicapBonus`; see `kata-get-rules`), when hane has those rules or
 /// near ones: area scoring (stone scoring, `tax` ALL, is played as area scoring) or territory
 /// scoring with seki taxed (docs/rules.md §2: its empty points count for nobody), simple or
 /// positional ko, no button, no handicap bonus.
-pub fn from_object(o: &Map<String, Value>) -> Result<String, String> {
+pub fn from_object(o: &Map<String, Value>) -> Result<String, KataRulesError> {
     let text =
         |key: &str, default: &str| o.get(key).and_then(Value::as_str).unwrap_or(default).to_ascii_uppercase();
     let base = match (text("scoring", "AREA").as_str(), text("tax", "NONE").as_str()) {
@@ -54,31 +59,31 @@ pub fn from_object(o: &Map<String, Value>) -> Result<String, String> {
         // Stone scoring (a tax on every group) is nearest to plain area scoring.
         ("AREA", "ALL") => "chinese",
         ("TERRITORY", "SEKI") => "japanese",
-        (s, t) => return Err(format!("no hane rule set scores {s} with tax {t}")),
+        (s, t) => return Err(KataRulesError(format!("no hane rule set scores {s} with tax {t}"))),
     };
     let ko = match text("ko", "SIMPLE").as_str() {
         "SIMPLE" => "simple",
         "POSITIONAL" => "positional",
-        k => return Err(format!("no hane rule set has ko {k}")),
+        k => return Err(KataRulesError(format!("no hane rule set has ko {k}"))),
     };
     if o.get("hasButton").and_then(Value::as_bool).unwrap_or(false) {
-        return Err("no hane rule set has a button".into());
+        return Err(KataRulesError("no hane rule set has a button".into()));
     }
     let bonus =
         o.get("whiteHandicapBonus").map_or("0".to_string(), |v| v.as_str().unwrap_or("?").to_string());
     if bonus != "0" {
-        return Err(format!(
+        return Err(KataRulesError(format!(
             "hane gives White no handicap bonus (whiteHandicapBonus {bonus:?}); set the komi"
-        ));
+        )));
     }
     let suicide = if o.get("suicide").and_then(Value::as_bool).unwrap_or(false) { "allow" } else { "forbid" };
     Ok(format!("{base},ko={ko},suicide={suicide}"))
 }
 
 /// `rules` in the terms of KataGo's `kata-get-rules`, for the Go rule sets.
-pub fn to_json(rules: &Rules) -> Result<String, String> {
+pub fn to_json(rules: &Rules) -> Result<String, KataRulesError> {
     if rules.variant != Variant::Go {
-        return Err(format!("{rules} has no KataGo equivalent"));
+        return Err(KataRulesError(format!("{rules} has no KataGo equivalent")));
     }
     let ko = match rules.ko {
         KoRule::Positional => "POSITIONAL",

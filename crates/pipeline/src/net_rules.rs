@@ -15,8 +15,30 @@ use hane_engine::range::Invalid;
 use hane_engine::rules::Variant;
 use hane_engine::{GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
-use hane_nn::NetEvaluator;
+use hane_nn::{NetEvaluator, NnError};
+use std::fmt;
 use std::path::Path;
+
+/// Why [`load`] or [`trained_rules`] gave no net.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The checkpoint did not read or build: the file, its contents or libtorch.
+    Net(NnError),
+    /// The checkpoint read, but its net cannot play the rules asked for (or names rules that
+    /// do not parse).
+    Rules(Invalid),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Net(e) => e.fmt(f),
+            LoadError::Rules(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
 
 /// Whether a net trained under `net` on the board `sizes` can evaluate games under `asked`:
 /// `Ok(None)` for its own game (komi and turn cap aside) on one of its sizes, `Ok(Some(note))`
@@ -45,20 +67,20 @@ pub fn check(net: &Rules, sizes: &[u8], asked: &Rules) -> Result<Option<String>,
 }
 
 /// The rules the checkpoint at `path` was trained on, and the board sizes it plays.
-pub fn trained_rules(path: &Path) -> Result<(Rules, Vec<u8>), Invalid> {
-    let meta = hane_nn::Checkpoint::read(path).map_err(|e| Invalid(e.to_string()))?.meta;
-    Ok((meta.parsed_rules()?, meta.board_sizes()))
+pub fn trained_rules(path: &Path) -> Result<(Rules, Vec<u8>), LoadError> {
+    let meta = hane_nn::Checkpoint::read(path).map_err(LoadError::Net)?.meta;
+    Ok((meta.parsed_rules().map_err(LoadError::Rules)?, meta.board_sizes()))
 }
 
 /// The net of the checkpoint at `path` for games under `rules`, on the best device with
 /// random symmetries, shown positions as under the rules it was trained on ([`AsTrained`]),
 /// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
-pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), Invalid> {
+pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), LoadError> {
     let (trained, sizes) = trained_rules(path)?;
-    let note = check(&trained, &sizes, rules)?;
+    let note = check(&trained, &sizes, rules).map_err(LoadError::Rules)?;
     // The net for the asked size: its own board, or a smaller one in its corner.
     let inner = NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)
-        .map_err(|e| Invalid(e.to_string()))?
+        .map_err(LoadError::Net)?
         .with_random_symmetries();
     Ok((AsTrained { inner, trained, sizes }, note))
 }

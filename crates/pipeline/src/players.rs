@@ -25,8 +25,7 @@ pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 /// serves best (more spend their time waking each other). A Go net also plays the other Go
 /// rules of its board size ([`crate::net_rules`]; [`net_note`] says so).
 pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
-    let (ev, _) =
-        crate::net_rules::load(path, rules).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let (ev, _) = crate::net_rules::load(path, rules).map_err(|e| Error::net_load(path, e))?;
     Ok(Box::new(ev))
 }
 
@@ -90,7 +89,7 @@ pub fn player(
 /// checkpoint that does not load, or belongs to other rules, is refused before any game.
 pub fn model_factory(path: &Path, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
     hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Error::net_load(path, crate::net_rules::LoadError::Net(e)))?;
     let path = path.to_path_buf();
     Ok(Arc::new(move || {
         Box::new(

@@ -97,9 +97,18 @@ fn flag(key: &str, v: Option<&&str>) -> Result<bool, String> {
     }
 }
 
+hane_engine::message_error!(
+    /// An analysis command that does not parse: the GTP error message for it.
+    AnalyzeError
+);
+
 /// Parses `cmd ARGS` (an analysis command, see [`is_analysis`]) as KataGo does: an optional
 /// colour, an optional interval in centiseconds, then key-value pairs.
-pub fn parse(cmd: &str, args: &[&str]) -> Result<Request, String> {
+pub fn parse(cmd: &str, args: &[&str]) -> Result<Request, AnalyzeError> {
+    parse_args(cmd, args).map_err(AnalyzeError)
+}
+
+fn parse_args(cmd: &str, args: &[&str]) -> Result<Request, String> {
     let format = if cmd.starts_with("kata-") { Format::Kata } else { Format::Lz };
     let mut req = Request {
         format,

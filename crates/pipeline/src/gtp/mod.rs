@@ -115,14 +115,13 @@ impl std::fmt::Debug for Brain {
 impl Brain {
     /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
     /// (which must be able to play `rules`: see [`Brain::check_rules`]) or, without one, with
-    /// random rollouts. A checkpoint that does not load or fit is an input error naming the
-    /// file.
+    /// random rollouts. A checkpoint that does not load or fit is an error by its kind
+    /// ([`Error::net_load`]).
     pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
         hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
         let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
             Some(path) => {
-                let (ev, _) = crate::net_rules::load(path, &rules)
-                    .map_err(|e| Error::Input(format!("model {}: {e}", path.display())))?;
+                let (ev, _) = crate::net_rules::load(path, &rules).map_err(|e| Error::net_load(path, e))?;
                 let net = (ev.trained, ev.sizes.clone());
                 (Box::new(ev), Some(net))
             }
@@ -131,12 +130,10 @@ impl Brain {
         Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
     }
 
-    /// The rules the checkpoint at `model` was trained on (an input error naming the file
-    /// when it does not read).
+    /// The rules the checkpoint at `model` was trained on (an error by its kind when it does
+    /// not read: [`Error::net_load`]).
     pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
-        crate::net_rules::trained_rules(model)
-            .map(|(rules, _)| rules)
-            .map_err(|e| Error::Input(format!("model {}: {e}", model.display())))
+        crate::net_rules::trained_rules(model).map(|(rules, _)| rules).map_err(|e| Error::net_load(model, e))
     }
 
     /// An error message unless this brain can play games under `rules`: always without a
@@ -391,7 +388,9 @@ impl Engine {
     /// Executes one command (without id).
     pub fn execute(&mut self, cmd: &str, args: &[&str]) -> Reply {
         if analyze::is_analysis(cmd) {
-            let job = analyze::parse(cmd, args).and_then(|req| Ok((self.analysis_root(&req)?, req)));
+            let job = analyze::parse(cmd, args)
+                .map_err(|e| e.0)
+                .and_then(|req| Ok((self.analysis_root(&req)?, req)));
             return match job {
                 Ok((root, req)) => Reply::Analyze(req, Box::new(root)),
                 Err(e) => Reply::Err(e),
@@ -587,7 +586,7 @@ impl Engine {
             }
             "kata-get-rules" => {
                 let [] = exactly(args)?;
-                crate::katago_rules::to_json(&self.rules)?
+                crate::katago_rules::to_json(&self.rules).map_err(|e| e.0)?
             }
             "kata-set-rules" => {
                 // KataGo's names or rules objects where a hane rule set matches, else hane's
@@ -595,7 +594,9 @@ impl Engine {
                 let name = args.join(" ");
                 let text = if name.starts_with('{') {
                     match serde_json::from_str(&name) {
-                        Ok(serde_json::Value::Object(o)) => crate::katago_rules::from_object(&o)?,
+                        Ok(serde_json::Value::Object(o)) => {
+                            crate::katago_rules::from_object(&o).map_err(|e| e.0)?
+                        }
                         _ => return Err(format!("syntax error: {name:?} is not a JSON object")),
                     }
                 } else {

@@ -91,10 +91,25 @@ fn remove(path: &Path) -> Result<(), String> {
     }
 }
 
+hane_engine::message_error!(
+    /// A pack, or a game's files to pack, that could not be read, written or removed.
+    PackError
+);
+
 impl Packs {
     /// The packs of the folders `shards` and `sgfs` (which exist), made consistent after a
     /// crash at any point, and the games finished in them (packed or single) by number.
     pub fn open(
+        shards: &Path,
+        sgfs: &Path,
+        rows: usize,
+        source: &str,
+    ) -> Result<(Packs, HashSet<u64>), PackError> {
+        Packs::open_folders(shards, sgfs, rows, source).map_err(PackError)
+    }
+
+    /// [`Packs::open`] with a plain message.
+    fn open_folders(
         shards: &Path,
         sgfs: &Path,
         rows: usize,
@@ -156,7 +171,7 @@ impl Packs {
 
     /// Records a finished game or side game, whose single files are written, with its rows;
     /// packs the games waiting once they hold enough rows.
-    pub fn add(&self, name: GameName, rows: usize) -> Result<(), String> {
+    pub fn add(&self, name: GameName, rows: usize) -> Result<(), PackError> {
         if self.rows == 0 {
             return Ok(());
         }
@@ -169,17 +184,17 @@ impl Packs {
         w.games.push((name, rows));
         let ready: usize = w.games.iter().filter(|(g, _)| w.finished.contains(&g.id)).map(|(_, n)| n).sum();
         if ready >= self.rows {
-            self.pack(&mut w)?;
+            self.pack(&mut w).map_err(PackError)?;
         }
         Ok(())
     }
 
     /// Packs every finished game waiting, however few rows they hold (the end of a run).
-    pub fn flush(&self) -> Result<(), String> {
+    pub fn flush(&self) -> Result<(), PackError> {
         if self.rows == 0 {
             return Ok(());
         }
-        self.pack(&mut self.state.lock().expect("pack lock"))
+        self.pack(&mut self.state.lock().expect("pack lock")).map_err(PackError)
     }
 
     /// Writes one pack of the finished games waiting (see the module docs).

@@ -200,7 +200,7 @@ impl Shared {
             let text = record::sgf(*game.rules(), actions, end).map_err(|e| e.to_string())?;
             shard::write_atomic(&self.sgfs.join(format!("{name}.sgf")), text.as_bytes())
                 .map_err(|e| e.to_string())?;
-            self.packs.add(name, rows.len())
+            self.packs.add(name, rows.len()).map_err(|e| e.0)
         })();
         if let Err(e) = result {
             self.errors.lock().expect("errors lock").push(format!("game {name}: {e}"));
@@ -301,7 +301,7 @@ pub fn run(
         remove_stale_temporaries(d);
     }
     let (packs, finished) =
-        Packs::open(&shards, &sgfs, cfg.pack_rows, source).map_err(SelfplayError::Record)?;
+        Packs::open(&shards, &sgfs, cfg.pack_rows, source).map_err(|e| SelfplayError::Record(e.0))?;
     let todo: VecDeque<u64> = (0..games).filter(|id| !finished.contains(id)).collect();
     progress.resumed.store(games - todo.len() as u64, Ordering::Relaxed);
     let shared = Arc::new(Shared {
@@ -344,7 +344,7 @@ pub fn run(
     }
     let interrupted = stop.load(Ordering::Relaxed) || !shared.todo.lock().expect("todo lock").is_empty();
     if !interrupted {
-        shared.packs.flush().map_err(SelfplayError::Record)?;
+        shared.packs.flush().map_err(|e| SelfplayError::Record(e.0))?;
     }
     let p = &progress;
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);

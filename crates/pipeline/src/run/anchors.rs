@@ -13,7 +13,7 @@
 //! and keeps rising while each rung beats the one below it.
 
 use super::matches::{play_parallel, MatchFile, PlayerPair};
-use super::state::BASELINE;
+use super::state::{AnchorMatch, BASELINE, FIRST_NET, LADDER};
 use super::Ctx;
 use crate::players::{net, player};
 use crate::Error;
@@ -23,14 +23,7 @@ use hane_eval::arena::{relative_elo, MatchSettings};
 use hane_eval::elo::{Rating, Wdl};
 use hane_eval::gtp::GtpLimits;
 use hane_eval::referee::SearchPlayer;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// The name of the anchor [`Anchor::FirstNet`].
-pub const FIRST_NET: &str = "gen-000";
-
-/// The name of the anchor [`Anchor::Ladder`].
-pub const LADDER: &str = "ladder";
 
 /// How plots and reports name an anchor.
 pub fn label(name: &str) -> String {
@@ -67,22 +60,6 @@ impl Anchor {
             Anchor::Ladder(_) => LADDER.to_string(),
         }
     }
-}
-
-/// One finished anchor match of a generation's best net.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct AnchorMatch {
-    /// The anchor's [`Anchor::name`].
-    pub anchor: String,
-    /// The net that played it (relative to the run folder).
-    pub net: String,
-    /// The komi played.
-    pub komi: f64,
-    /// The net's results.
-    pub results: Wdl,
-    /// The net's Elo over the anchor with its 95% interval, fitted with one virtual draw
-    /// added (a weak prior towards equality that keeps a 100% score finite).
-    pub elo: Option<Rating>,
 }
 
 /// How the anchor matches are played.

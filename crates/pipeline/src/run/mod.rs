@@ -42,8 +42,11 @@ mod matches;
 mod report;
 mod state;
 
-pub use anchors::{label, Anchor, AnchorMatch, FIRST_NET, LADDER};
-pub use state::{GateDone, Generation, OtherSize, RunState, SelfplayDone, TrainDone, BASELINE};
+pub use anchors::{label, Anchor};
+pub use state::{
+    AnchorMatch, GateDone, Generation, OtherSize, RunState, SelfplayDone, TrainDone, BASELINE, FIRST_NET,
+    LADDER,
+};
 
 use crate::config::{self, ConfigFile, SizePlan};
 use crate::komi::{komi_report, KomiProgress, KomiReport, KomiSettings, Method};

@@ -23,7 +23,7 @@ struct Row<'a> {
     best_elo: Option<Rating>,
     komi_crossing: Option<f64>,
     komi_fair: Option<f64>,
-    anchors: &'a [super::anchors::AnchorMatch],
+    anchors: &'a [super::state::AnchorMatch],
     /// The komi crossing on each other board size ("5x5"), where estimated.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     other_komi: std::collections::BTreeMap<String, f64>,
@@ -156,7 +156,7 @@ fn elo_chart(st: &RunState) -> Chart {
             .with_errors(ladder.iter().map(|(_, r)| (r.low, r.high)).collect()),
         );
     }
-    for name in names.into_iter().filter(|n| n != super::anchors::LADDER) {
+    for name in names.into_iter().filter(|n| n != super::state::LADDER) {
         let rated: Vec<(f64, Rating)> = st
             .generations
             .iter()

@@ -1,7 +1,6 @@
 //! What a `hane loop` run has finished, kept in `RUN/state.json` (rewritten atomically after
 //! every phase) so that a rerun continues where the run stopped.
 
-use super::anchors::AnchorMatch;
 use crate::komi::KomiReport;
 use crate::{write_json, Error};
 use hane_eval::elo::{self, Pairing, Rating, Wdl};
@@ -11,6 +10,28 @@ use std::path::Path;
 
 /// The player that generation 0 plays and gates against: hane's search without a net.
 pub const BASELINE: &str = "uniform";
+
+/// The name of the anchor `Anchor::FirstNet`: generation 0's net.
+pub const FIRST_NET: &str = "gen-000";
+
+/// The name of the anchor `Anchor::Ladder`: the net of the anchored generation before.
+pub const LADDER: &str = "ladder";
+
+/// One finished anchor match of a generation's best net.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnchorMatch {
+    /// The anchor's `Anchor::name`.
+    pub anchor: String,
+    /// The net that played it (relative to the run folder).
+    pub net: String,
+    /// The komi played.
+    pub komi: f64,
+    /// The net's results.
+    pub results: Wdl,
+    /// The net's Elo over the anchor with its 95% interval, fitted with one virtual draw
+    /// added (a weak prior towards equality that keeps a 100% score finite).
+    pub elo: Option<Rating>,
+}
 
 /// The whole run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -217,13 +238,13 @@ impl RunState {
 
     /// The Elo over generation 0's net of each anchored generation's best net, along the
     /// ladder: the first rung is rated by its match against generation 0's net, each later
-    /// one by its match against the rung below ([`super::anchors::LADDER`]), and the chain is
+    /// one by its match against the rung below ([`LADDER`]), and the chain is
     /// fitted like [`RunState::elo_chain`] (one virtual draw in every match), so the interval
     /// widens with each rung. A generation whose best net is the rung below keeps its rating.
     pub fn ladder(&self) -> Vec<(u32, Rating)> {
         let mut chain = Chain::default();
         for g in self.generations.iter().filter(|g| !g.anchors.is_empty()) {
-            let below = if chain.is_empty() { super::anchors::FIRST_NET } else { super::anchors::LADDER };
+            let below = if chain.is_empty() { FIRST_NET } else { LADDER };
             if let Some(m) = g.anchors.iter().find(|m| m.anchor == below) {
                 chain.step(m.results);
             } else if chain.is_empty() {
@@ -329,7 +350,6 @@ mod tests {
 
     #[test]
     fn the_ladder_keeps_rising_after_the_fixed_anchors_saturate() {
-        use super::super::anchors::{FIRST_NET, LADDER};
         // Every net sweeps generation 0's net; each also beats the rung below 7-3.
         let s = RunState {
             rules: "r".into(),

@@ -8,17 +8,23 @@
 //! * [`server`]: an inference thread that merges the batches of several workers.
 //! * [`worker`]: the game loop (playout cap randomisation, temperature, resignation).
 //! * [`record`]: turning a finished game into training rows and an SGF.
-//! * [`run`]: the whole job: output folders, resuming, threads, progress counters.
+//! * [`run`]: the whole job: output folders, resuming, threads.
+//! * [`shared`]: what the workers share: the games left, the progress counters, writing a
+//!   finished game.
+//! * [`name`]: the names of the games' files.
 //! * [`pack`]: packing finished games many to a file.
 
 pub mod config;
 pub mod komi;
+pub mod name;
 pub mod opening;
 pub mod pack;
 pub mod record;
 pub mod run;
 pub mod server;
+pub mod shared;
 pub mod worker;
 
 pub use config::SelfplayConfig;
-pub use run::{run, Progress, RunSummary, SelfplayError, MAX_GAMES};
+pub use run::{run, RunSummary, SelfplayError, MAX_GAMES};
+pub use shared::Progress;

@@ -20,7 +20,7 @@
 //! is finished: a rerun replays an unfinished game with its side games, which must not
 //! then be in a pack already.
 
-use crate::run::GameName;
+use crate::name::GameName;
 use hane_data::shard::{self, write_atomic};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

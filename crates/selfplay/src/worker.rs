@@ -11,9 +11,10 @@
 //! played out to count how often resigning would have been wrong.
 
 use crate::komi;
+use crate::name::GameName;
 use crate::opening;
 use crate::record::{self, Ending, PendingRow};
-use crate::run::{GameName, Shared};
+use crate::shared::Shared;
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Color, Game, GameState, Phase};
 use hane_mcts::{temperature, EvalRequest, Evaluator, Gather, LeafId, Search};

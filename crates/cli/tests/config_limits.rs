@@ -73,6 +73,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "gate_games", "10000000"),
     ("loop", "gate_threshold", "nan"),
     ("loop", "gate_visits", "0"),
+    ("loop", "size_weights", "[-1.0]"),
     ("loop", "gate_opening_turns", "1000000"),
     ("loop", "komi_visits", "4000000000"),
     ("loop", "samples_per_row", "inf"),

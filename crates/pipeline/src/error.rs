@@ -53,11 +53,14 @@ impl Error {
 
     /// The error of a net at `path` that did not load, by its kind: a file that could not be
     /// read is [`Error::Io`] and a libtorch failure [`Error::Net`], each with its cause; a
-    /// damaged, diverged or foreign checkpoint, or one that cannot play the rules asked for,
-    /// is bad input naming the file.
+    /// file that is not there (a mistyped path, like a missing config), a damaged, diverged
+    /// or foreign checkpoint, or one that cannot play the rules asked for, is bad input
+    /// naming the file.
     pub fn net_load(path: &Path, e: LoadError) -> Error {
         match e {
-            LoadError::Net(NnError::Io(path, source)) => Error::Io { path, source },
+            LoadError::Net(NnError::Io(path, source)) if source.kind() != std::io::ErrorKind::NotFound => {
+                Error::Io { path, source }
+            }
             LoadError::Net(source @ NnError::Torch(_)) => Error::Net { path: path.to_path_buf(), source },
             other => Error::Input(format!("model {}: {other}", path.display())),
         }

@@ -1,23 +1,35 @@
 //! The loop as a library, without the binary: a run stopped between phases resumes where it
-//! stopped and repeats nothing, and a rejected candidate leaves the best player as it was.
+//! stopped and repeats nothing, a rejected candidate leaves the best player as it was, and a
+//! run on two board sizes plays, trains and estimates on both.
 
 use hane_pipeline::run::{RunState, BASELINE};
 use hane_pipeline::{Error, Event, Run, Stop};
 use std::path::{Path, PathBuf};
 
-/// A tiny run on 3x3: seconds per generation.
+/// A tiny run of two generations of 8 games on 3x3: seconds per generation.
 fn config(gate: &str) -> String {
+    let komi = if gate.contains("gate_games = 0") { 7 } else { -20 };
+    tiny(
+        &format!("ttakji,size=3,komi={komi}"),
+        "rules = \"ttakji,size=3\"",
+        &format!("komi_visits = 0\n{gate}"),
+    )
+}
+
+/// A tiny run of two generations of 8 games under `rules`, with more keys for `[train]` and
+/// `[loop]`.
+fn tiny(rules: &str, train: &str, run: &str) -> String {
     format!(
         r#"
 [selfplay]
-rules = "ttakji,size=3,komi={komi}"
+rules = "{rules}"
 games_in_flight = 4
 batch_size = 8
 full_visits = 8
 fast_visits = 4
 resign_threshold = 0.0
 [train]
-rules = "ttakji,size=3"
+{train}
 steps = 6
 batch_size = 16
 warmup_steps = 2
@@ -30,10 +42,8 @@ channels = 8
 [loop]
 generations = 2
 games = 8
-komi_visits = 0
-{gate}
-"#,
-        komi = if gate.contains("gate_games = 0") { 7 } else { -20 },
+{run}
+"#
     )
 }
 
@@ -127,32 +137,8 @@ fn a_run_on_two_sizes_plays_trains_and_estimates_on_each() {
     // The rules' 4x4 and a 3x3 board with the same weight: the 3x3 games get half of a
     // generation's 8 × 16 board points, 64 / 9 ≈ 7 games; generation 1 plays both with the
     // net generation 0 trained on both.
-    let text = r#"
-[selfplay]
-rules = "ttakji,size=4"
-games_in_flight = 4
-batch_size = 8
-full_visits = 8
-fast_visits = 4
-resign_threshold = 0.0
-[train]
-sizes = [3, 4]
-steps = 6
-batch_size = 16
-warmup_steps = 2
-checkpoint_every = 3
-log_every = 3
-histogram_every = 6
-[train.net]
-blocks = 1
-channels = 8
-[loop]
-generations = 2
-games = 8
-gate_games = 0
-komi_visits = 8
-"#;
-    let (cfg, out) = setup("sizes", text);
+    let text = tiny("ttakji,size=4", "sizes = [3, 4]", "gate_games = 0\nkomi_visits = 8");
+    let (cfg, out) = setup("sizes", &text);
     let (lines, result) = run(&cfg, &out, None);
     result.unwrap();
     assert!(lines[0].contains("4 games and 7 games on 3x3"), "{lines:?}");

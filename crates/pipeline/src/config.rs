@@ -179,12 +179,13 @@ impl ConfigFile {
         plan
     }
 
-    /// Checks what no single table can: that `[selfplay]` and `[train]` play the same game
-    /// (komi and turn cap aside), and that the sizes of `[train] sizes` fit the rule set and
-    /// `[loop] size_weights`.
-    fn validate_across(&self) -> Result<(), Invalid> {
+    /// Checks what no single table can, once each has been checked (`train`: the parsed
+    /// `[train] rules`): that `[selfplay]` and `[train]` play the same game (komi and turn cap
+    /// aside), and that the sizes of `[train] sizes` fit the rule set and `[loop]
+    /// size_weights`.
+    fn validate_across(&self, train: &Rules) -> Result<(), Invalid> {
+        let train = *train;
         let play = self.selfplay.parsed_rules()?;
-        let train = self.train.validate()?;
         if !hane_nn::same_game(&play, &train) {
             return Err(Invalid(format!(
                 "[selfplay] rules = {:?} and [train] rules = {:?} are not the same game: the net \
@@ -250,9 +251,9 @@ pub fn parse(text: &str) -> Result<ConfigFile, Error> {
         toml::Value::Table(doc).try_into().map_err(|e: toml::de::Error| Error::Input(e.to_string()))?;
     let table = |t: &'static str| move |e: Invalid| Error::Input(format!("[{t}] {e}"));
     cfg.selfplay.validate().map_err(table("selfplay"))?;
-    cfg.train.validate().map_err(table("train"))?;
+    let train = cfg.train.validate().map_err(table("train"))?;
     cfg.pipeline.validate().map_err(table("loop"))?;
-    cfg.validate_across().map_err(|e| Error::Input(e.to_string()))?;
+    cfg.validate_across(&train).map_err(|e| Error::Input(e.to_string()))?;
     Ok(cfg)
 }
 

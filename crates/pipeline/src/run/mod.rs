@@ -170,13 +170,7 @@ impl Run {
         let games: Vec<String> = cfg
             .size_plan(&rules)
             .iter()
-            .map(|p| {
-                format!(
-                    "{} games{}",
-                    p.games,
-                    if p.rules == rules { String::new() } else { format!(" on {0}x{0}", p.rules.size) }
-                )
-            })
+            .map(|p| format!("{} games{}", p.games, on_board(&p.rules, &rules)))
             .collect();
         on(Event::Line(format!(
             "hane loop: {rules}, {} generations of {}, {} training steps each, into {}",
@@ -240,7 +234,7 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             continue;
         }
         let size = p.rules.size;
-        on(Event::Line(format!("== generation {g}: self-play on {size}x{size} by {player}")));
+        on(Event::Line(format!("== generation {g}: self-play{} by {player}", on_board(&p.rules, &rules))));
         let komi = centre_komi(
             st.generations[..i].iter().map(|g| other(g, size).and_then(|o| o.komi.as_ref())),
             &p.rules,
@@ -350,6 +344,16 @@ fn selfplay_dir(cx: &Ctx, g: u32, rules: &Rules) -> PathBuf {
     cx.dir.join("selfplay").join(name)
 }
 
+/// How lines name the board of `rules` in a run of `own`: nothing for the run's own board,
+/// " on SxS" for another.
+fn on_board(rules: &Rules, own: &Rules) -> String {
+    if rules.size == own.size {
+        String::new()
+    } else {
+        format!(" on {0}x{0}", rules.size)
+    }
+}
+
 /// What generation `gen` did on the other board of side `size`, if it played one.
 fn other(gen: &Generation, size: u8) -> Option<&OtherSize> {
     gen.others.iter().find(|o| o.size == size)
@@ -366,7 +370,7 @@ fn komi_estimate(
     on: &mut dyn FnMut(Event),
 ) -> Result<(Option<KomiReport>, Option<String>), Error> {
     let Some(best) = best else { return Ok((None, Some("no net trained yet".into()))) };
-    let board = if *rules == cx.rules { String::new() } else { format!(" on {0}x{0}", rules.size) };
+    let board = on_board(rules, &cx.rules);
     on(Event::Line(format!("== generation {g}: komi estimate{board} with {best}")));
     let method = Method::Net(cx.dir.join(&best));
     let settings = KomiSettings {

@@ -233,22 +233,21 @@ pub fn generation_line(st: &RunState, i: usize) -> String {
             s.push_str(&format!(" best net Elo {} (95%);", elo_text(&r)));
         }
     }
-    match (&g.komi, &g.komi_error) {
-        (Some(k), _) => s.push_str(&format!(" komi {:.2} (fair {});", k.estimate.crossing, k.estimate.fair)),
-        (None, Some(e)) => s.push_str(&format!(" komi: {e};")),
-        _ => {}
-    }
+    s.push_str(&komi_text("", &g.komi, &g.komi_error));
     for o in &g.others {
-        let n = o.size;
-        match (&o.komi, &o.komi_error) {
-            (Some(k), _) => {
-                s.push_str(&format!(" {n}x{n} komi {:.2} (fair {});", k.estimate.crossing, k.estimate.fair))
-            }
-            (None, Some(e)) => s.push_str(&format!(" {n}x{n} komi: {e};")),
-            _ => {}
-        }
+        s.push_str(&komi_text(&format!(" {0}x{0}", o.size), &o.komi, &o.komi_error));
     }
     s.trim_end_matches(';').to_string()
+}
+
+/// A generation line's part for one komi estimate (`board` names a board other than the
+/// run's), or the reason there is none; nothing before the estimate is tried.
+fn komi_text(board: &str, komi: &Option<komi::KomiReport>, error: &Option<String>) -> String {
+    match (komi, error) {
+        (Some(k), _) => format!("{board} komi {:.2} (fair {});", k.estimate.crossing, k.estimate.fair),
+        (None, Some(e)) => format!("{board} komi: {e};"),
+        _ => String::new(),
+    }
 }
 
 /// The closing lines of a run.

@@ -67,7 +67,9 @@ chmod 0755 "$STATE"
 mkdir -p "$STATE"/{bin,log,slurmctld,slurmd,shared/selfplay}
 install -d -o munge -g munge -m 0755 "$STATE/munge"
 # Run a copy: a rebuild of $HANE while the jobs run must not swap the binary under them.
+# hane hands the commands that use libtorch to hane-torch beside it.
 cp "$HANE" "$STATE/bin/hane"
+cp "$(dirname "$HANE")/hane-torch" "$STATE/bin/hane-torch"
 HANE="$STATE/bin/hane"
 log "state, logs and the shared folder in $STATE"
 

@@ -1,31 +1,31 @@
 //! `hane analysis`: KataGo's JSON analysis protocol on stdin/stdout
-//! ([`hane_pipeline::analysis`] has the queries, responses and rules).
+//! ([`hane_front::analysis`] has the queries, responses and rules).
 //!
 //! It also takes KataGo's own command line, `analysis -model M -config C -override-config
 //! K=V,...` (single-dash long options, which [`katago_argv`] turns into clap's), so a GUI
 //! that starts KataGo (KaTrain) starts hane by its path alone. The config is read for the
-//! keys hane has ([`hane_pipeline::katago_cfg`]); the others are named in one warning on
+//! keys hane has ([`hane_front::katago_cfg`]); the others are named in one warning on
 //! stderr.
 
+use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::Rules;
+use hane_front::analysis::{serve, Analyzer, Perspective};
+use hane_front::katago_cfg::{self, EngineConfig};
 use hane_mcts::MAX_VISITS;
-use hane_pipeline::analysis::{serve, Analyzer, Perspective};
-use hane_pipeline::gtp::Brain;
-use hane_pipeline::katago_cfg::{self, EngineConfig};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// Arguments of `hane analysis`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint (.safetensors from `hane train`); without one, positions are evaluated
     /// with random rollouts, under any rules a query names. A Go net answers every Go rule
     /// set of its board size. Also `-model` (KataGo's spelling).
     #[arg(long)]
-    model: Option<PathBuf>,
+    pub(crate) model: Option<PathBuf>,
     /// The rule set of --model (default: the checkpoint's own; ttakji without a model).
     #[arg(long)]
     rules: Option<String>,
@@ -99,14 +99,14 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
 }
 
 /// Runs the analysis engine on stdin/stdout until the input ends.
-pub fn run(a: Args) -> Result<(), Failure> {
+pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let cfg = engine_config(&a)?;
     if a.human_model.is_some() {
         errln!("hane: -human-model: hane has no human-style model; ignored");
     }
     let rules: Rules = match (&a.rules, &a.model) {
         (Some(r), _) => r.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?,
-        (None, Some(model)) => Brain::trained_rules(model)?,
+        (None, Some(model)) => nets.trained_rules(model)?,
         (None, None) => Rules::preset("ttakji").expect("a preset"),
     };
     let visits = a.visits.or(cfg.visits).unwrap_or(500);
@@ -115,7 +115,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Some(p) => p.parse().map_err(|e| Failure::input(format!("--report-as {e}")))?,
         None => cfg.perspective.unwrap_or(Perspective::Black),
     };
-    let brain = Brain::new(a.model.as_deref(), rules, visits, a.seed)?;
+    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed)?;
     let mut analyzer = Analyzer::new(brain, perspective)
         .with_max_time(cfg.max_time)
         .with_leaves_per_call(cfg.leaves_per_call.unwrap_or(8));

@@ -5,13 +5,13 @@ use crate::Failure;
 use hane_pipeline::bench::{self, Source, Workers};
 
 /// Arguments of `hane bench`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(subcommand)]
     what: What,
 }
 
-#[derive(clap::Subcommand)]
+#[derive(clap::Subcommand, Debug)]
 enum What {
     /// Uniformly random light playouts per second on one core, from the empty board.
     Playouts {
@@ -82,6 +82,7 @@ enum What {
     },
 }
 
+/// Runs `hane bench`.
 pub fn run(a: Args) -> Result<(), Failure> {
     match a.what {
         What::Playouts { rules, size, seconds, rounds, seed } => playouts(rules, size, seconds, rounds, seed),

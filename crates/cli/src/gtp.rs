@@ -1,16 +1,17 @@
-//! `hane gtp`: a GTP version 2 engine on stdin/stdout ([`hane_pipeline::gtp`] has the
+//! `hane gtp`: a GTP version 2 engine on stdin/stdout ([`hane_front::gtp`] has the
 //! commands and their rules).
 
+use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::Rules;
+use hane_front::gtp::{serve, Engine};
 use hane_mcts::MAX_VISITS;
-use hane_pipeline::gtp::{serve, Brain, Engine};
 use std::path::PathBuf;
 
 /// Arguments of `hane gtp`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Initial rule set (GTP `boardsize`/`komi` and `hane-rules` change it).
     #[arg(long, default_value = "ttakji")]
@@ -27,11 +28,11 @@ pub struct Args {
     /// A checkpoint (.safetensors from `hane train`) to evaluate positions with instead of
     /// random rollouts: one for the rules of --rules, or for other Go rules of its size.
     #[arg(long)]
-    model: Option<PathBuf>,
+    pub(crate) model: Option<PathBuf>,
 }
 
 /// Runs the GTP loop on stdin/stdout.
-pub fn run(a: Args) -> Result<(), Failure> {
+pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let rules: Rules = a.rules.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
     let visits = match (a.visits, a.level.as_str()) {
         (Some(v), _) => {
@@ -45,7 +46,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             return Err(Failure::input(format!("--level {other:?}: allowed: easy, normal, hard")))
         }
     };
-    let brain = Brain::new(a.model.as_deref(), rules, visits, a.seed)?;
+    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed)?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
         errln!("hane: {note}");
     }

@@ -22,7 +22,7 @@ use hane_pipeline::Error;
 use std::path::PathBuf;
 
 /// Arguments of `hane komi`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
@@ -49,6 +49,7 @@ pub struct Args {
     seed: u64,
 }
 
+/// Runs `hane komi`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
     let method = match (&a.model, a.evaluator.as_deref()) {

@@ -9,7 +9,7 @@ use hane_pipeline::Run;
 use std::path::PathBuf;
 
 /// Arguments of `hane loop`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Config file with [selfplay], [train] and [loop] tables (see configs/). Without it, the
     /// embedded default: a quick 5x5 ttakji run (configs/ttakji-5x5.toml).
@@ -24,6 +24,7 @@ pub struct Args {
     seed: Option<u64>,
 }
 
+/// Runs `hane loop`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let mut run = Run::open(&a.out, a.config.as_deref(), a.seed)?;
     stop::install("at the next safe point of the phase in flight", Second::Wait)?;

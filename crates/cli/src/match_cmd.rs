@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `hane match`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
@@ -56,6 +56,7 @@ pub struct Args {
     gtp_timeout: f64,
 }
 
+/// Runs `hane match`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
     in_range("--games", a.games, 1..=100_000).map_err(Failure::input)?;

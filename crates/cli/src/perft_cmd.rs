@@ -8,7 +8,7 @@ use hane_engine::{GameState, Rules};
 use std::time::Instant;
 
 /// Arguments of `hane perft`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Rule set (preset name with optional ,key=value overrides).
     #[arg(long, default_value = "ttakji")]
@@ -24,6 +24,7 @@ pub struct Args {
     limit: u64,
 }
 
+/// Runs `hane perft`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules: Rules = format!("{},size={}", a.rules, a.size)
         .parse()

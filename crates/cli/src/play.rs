@@ -1,20 +1,20 @@
 //! `hane play`: a game against hane in the terminal, under any rule set
-//! ([`hane_pipeline::play`]). hane's turns come from the same search as `hane gtp` ([`Brain`]):
+//! ([`hane_front::play`]). hane's turns come from the same search as `hane gtp` ([`hane_front::brain::Brain`]):
 //! `--visits` visits per decision, evaluated by the net of `--model` (a checkpoint for these
 //! rules) or by random rollouts.
 
+use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
 use hane_engine::range::in_range;
 use hane_engine::{Color, GameState, Rules};
+use hane_front::play::play;
 use hane_mcts::MAX_VISITS;
-use hane_pipeline::gtp::Brain;
-use hane_pipeline::play::play;
 use std::io;
 use std::path::PathBuf;
 
 /// Arguments of `hane play`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Rule set, e.g. `ttakji,size=9`, `loose,size=7` or `sligo,size=5`.
     #[arg(long)]
@@ -22,7 +22,7 @@ pub struct Args {
     /// A checkpoint (.safetensors from `hane train`) for these rules; without one hane
     /// evaluates positions with random rollouts.
     #[arg(long)]
-    model: Option<PathBuf>,
+    pub(crate) model: Option<PathBuf>,
     /// Search visits per decision of hane.
     #[arg(long, default_value_t = 128)]
     visits: u32,
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 /// Runs `hane play` on stdin/stdout.
-pub fn run(a: Args) -> Result<(), Failure> {
+pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let rules: Rules = a.rules.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
     let human = match a.color.to_ascii_lowercase().as_str() {
         "b" | "black" => Color::Black,
@@ -43,7 +43,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         other => return Err(Failure::input(format!("--color {other:?}: allowed: b, w"))),
     };
     in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
-    let mut brain = Brain::new(a.model.as_deref(), rules, a.visits, a.seed)?;
+    let mut brain = nets.brain(a.model.as_deref(), &rules, a.visits, a.seed)?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
         errln!("hane: {note}");
     }

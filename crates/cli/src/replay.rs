@@ -8,7 +8,7 @@ use hane_engine::{Game, GameState, Turn};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
@@ -20,6 +20,7 @@ pub struct Args {
     moves: Vec<String>,
 }
 
+/// Runs `hane replay`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let g = match &a.sgf {
         Some(path) => from_sgf(path)?,

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Arguments of `hane selfplay`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Config file (TOML with a [selfplay] table; see configs/).
     #[arg(long)]
@@ -37,6 +37,7 @@ pub struct Args {
     model: Option<PathBuf>,
 }
 
+/// Runs `hane selfplay`.
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
     hane_engine::range::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;

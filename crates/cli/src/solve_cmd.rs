@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `hane solve`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     rules: RulesArgs,
@@ -68,6 +68,7 @@ fn default_save(rules: &str) -> PathBuf {
     cache.join("hane").join("solve").join(format!("{name}.table"))
 }
 
+/// Runs `hane solve`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
     if rules.size > 6 {

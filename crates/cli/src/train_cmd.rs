@@ -11,7 +11,7 @@ use hane_train::train;
 use std::path::PathBuf;
 
 /// Arguments of `hane train`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct Args {
     /// Config file (TOML with a [train] table; see configs/).
     #[arg(long)]
@@ -24,6 +24,7 @@ pub struct Args {
     out: PathBuf,
 }
 
+/// Runs `hane train`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
     stop::install("after the training step in flight", Second::Wait)?;

@@ -234,6 +234,14 @@ impl Rules {
         }
     }
 
+    /// Whether `other` is the same game: equal in everything but komi and the turn cap, the
+    /// two things a net takes as inputs (komi, and the turn fraction) rather than learning
+    /// them as a game of their own.
+    pub fn same_game(&self, other: &Rules) -> bool {
+        (self.variant, self.size, self.scoring, self.ko, self.suicide, self.dead)
+            == (other.variant, other.size, other.scoring, other.ko, other.suicide, other.dead)
+    }
+
     /// The preset these fields equal, if any.
     pub fn preset_name(&self) -> Option<&'static str> {
         PRESETS.into_iter().find(|n| Rules::preset_sized(n, self.size).is_ok_and(|p| p == *self))

@@ -18,7 +18,7 @@
 //! and a search on NaN values still picks moves. Writing refuses non-finite tensors too, so
 //! no checkpoint of a diverged net is ever written.
 
-use crate::config::{same_game, NetConfig};
+use crate::config::NetConfig;
 use crate::model::Network;
 use crate::NnError;
 use hane_data::features::ENCODER_VERSION;
@@ -108,7 +108,7 @@ impl ModelMeta {
     /// [`ModelMeta::board_sizes`] (a smaller one in the corner of its board).
     pub fn check_rules(&self, rules: &Rules) -> Result<(), Invalid> {
         let mine = self.parsed_rules()?;
-        if same_game(&Rules { size: mine.size, ..*rules }, &mine) && self.board_sizes().contains(&rules.size)
+        if (Rules { size: mine.size, ..*rules }).same_game(&mine) && self.board_sizes().contains(&rules.size)
         {
             Ok(())
         } else {

@@ -156,13 +156,6 @@ impl NetConfig {
     }
 }
 
-/// Whether two rule sets describe the same game for a network: equal in everything but komi
-/// (an input feature) and the turn cap (seen through the turn-fraction feature).
-pub fn same_game(a: &Rules, b: &Rules) -> bool {
-    (a.variant, a.size, a.scoring, a.ko, a.suicide, a.dead)
-        == (b.variant, b.size, b.scoring, b.ko, b.suicide, b.dead)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,9 +174,9 @@ mod tests {
         let huge = NetConfig { shape: NetShape { channels: 100_000, ..c.shape }, ..c };
         assert!(huge.validate().is_err());
         let komi: Rules = "ttakji,size=7,komi=5.5".parse().unwrap();
-        assert!(same_game(&go, &komi));
-        assert!(!same_game(&go, &"ttakji".parse().unwrap()));
-        assert!(!same_game(&go, &"chinese,size=7".parse().unwrap()));
+        assert!(go.same_game(&komi));
+        assert!(!go.same_game(&"ttakji".parse().unwrap()));
+        assert!(!go.same_game(&"chinese,size=7".parse().unwrap()));
         let s = NetShape::default();
         let pools: Vec<usize> = (0..s.blocks).filter(|&i| s.is_pool_block(i)).collect();
         assert_eq!(pools, [2, 5]);

@@ -21,7 +21,7 @@ pub mod loss;
 pub mod model;
 
 pub use checkpoint::{Checkpoint, ModelMeta};
-pub use config::{same_game, NetConfig, NetShape};
+pub use config::{NetConfig, NetShape};
 pub use evaluator::NetEvaluator;
 pub use loss::{LossWeights, Losses, Targets};
 pub use model::{Boards, Network, Outputs};

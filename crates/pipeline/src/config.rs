@@ -186,7 +186,7 @@ impl ConfigFile {
     fn validate_across(&self, train: &Rules) -> Result<(), Invalid> {
         let train = *train;
         let play = self.selfplay.parsed_rules()?;
-        if !hane_nn::same_game(&play, &train) {
+        if !play.same_game(&train) {
             return Err(Invalid(format!(
                 "[selfplay] rules = {:?} and [train] rules = {:?} are not the same game: the net \
                  would be trained on the data of another",

@@ -5,12 +5,16 @@
 //! - `rollout` / `uniform`: hane's search with random playouts / no knowledge;
 //! - `gnugo` or `gnugo:LEVEL`: GNU Go over GTP (Go rule sets only), told the scoring;
 //! - `gtp:COMMAND`: any GTP engine started with COMMAND (for example `hane gtp ...`).
+//!
+//! And the [`Brain`] of the front-ends (`hane gtp`, `hane analysis`, `hane play`) with the net
+//! of a checkpoint ([`brain`]).
 
 use crate::Error;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{GameState, Rules};
 use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
+use hane_front::brain::Brain;
 use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::SelfplayConfig;
@@ -33,7 +37,27 @@ pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
 /// `rules`; nothing for its own game, or a checkpoint that does not read ([`net`] says why).
 pub fn net_note(path: &Path, rules: &Rules) -> Option<String> {
     let (trained, sizes) = crate::net_rules::trained_rules(path).ok()?;
-    crate::net_rules::check(&trained, &sizes, rules).ok().flatten()
+    hane_front::net_rules::check(&trained, &sizes, rules).ok().flatten()
+}
+
+/// The front-ends' search of `visits` visits per decision, with the net of the checkpoint at
+/// `model` (which must be able to play `rules`) or, without one, random rollouts. A
+/// checkpoint that does not load or fit is an error by its kind ([`Error::net_load`]).
+pub fn brain(model: Option<&Path>, rules: &Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
+    let brain = match model {
+        Some(path) => {
+            let (ev, _) = crate::net_rules::load(path, rules).map_err(|e| Error::net_load(path, e))?;
+            Brain::with_net(ev, visits, seed)
+        }
+        None => Brain::with_rollouts(visits, seed),
+    };
+    Ok(brain?)
+}
+
+/// The rules the checkpoint at `model` was trained on (an error by its kind when it does not
+/// read: [`Error::net_load`]).
+pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
+    crate::net_rules::trained_rules(model).map(|(rules, _)| rules).map_err(|e| Error::net_load(model, e))
 }
 
 /// The player named by `spec` (see the module docs), searching with `visits` visits; a GTP

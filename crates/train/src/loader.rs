@@ -39,7 +39,7 @@ use hane_data::shard::{self, Shard, ShardError, ShardMeta};
 use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
 use hane_engine::{PolicyLayout, Rules};
-use hane_nn::{same_game, NetConfig};
+use hane_nn::NetConfig;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -145,7 +145,7 @@ pub fn incompatibility(meta: &ShardMeta, rules: &Rules, sizes: &[u8], net: &NetC
         Ok(r) => r,
         Err(e) => return Some(format!("rules {:?} do not parse: {e}", meta.rules)),
     };
-    if !same_game(&Rules { size: rules.size, ..theirs }, rules) || !sizes.contains(&theirs.size) {
+    if !(Rules { size: rules.size, ..theirs }).same_game(rules) || !sizes.contains(&theirs.size) {
         let list: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
         return Some(format!(
             "it holds {} data, the run trains {rules} on board sizes {}",

@@ -17,13 +17,13 @@
 //! where the board has the standard points, free handicaps 2 stones up to all points but one.
 //! `komi` during a game keeps its moves.
 //!
-//! The search evaluates positions with random rollouts, or with a net from `--model
-//! CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays the rule set it was
+//! The search ([`Brain`]) evaluates positions with random rollouts, or with a net from
+//! `--model CHECKPOINT` (a `.safetensors` file from `hane train`). A net plays the rule set it was
 //! trained on and, for a Go net, any Go rules of its board sizes (`--rules japanese,size=5`
 //! or `kata-set-rules japanese` with a 5x5 ttakji net: the search plays under those rules
 //! with the net's evaluations, and stderr says which rules the net was trained on; see
 //! [`crate::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
-//! checkpoint is an [`Error::Input`] naming the file. A `boardsize`, `hane-rules` or
+//! checkpoint is bad input naming the file. A `boardsize`, `hane-rules` or
 //! `loadsgf` that would change the board size or the game (Go, Loose, Sligo) gets an error
 //! response saying which rules the net plays, and the engine keeps its state. Komi (an input
 //! of the net) and the turn cap may change freely.
@@ -33,18 +33,14 @@
 //! playouts (Benson's pass-alive chains always live), with or without a net; Loose and Sligo
 //! count by their own rules.
 
-use crate::Error;
+use crate::brain::Brain;
 use hane_engine::board::PointSet;
-use hane_engine::range::Invalid;
 use hane_engine::rules::{Komi, Variant};
 use hane_engine::score::{dead_by_playouts, dead_stones, score_judged};
 use hane_engine::sgf::SgfGame;
-use hane_engine::{Action, Color, Game, GameState, Geometry, PlayError, Point, Rules, Turn};
-use hane_eval::referee::{search_turn, SearchPlayer};
-use hane_mcts::{Evaluator, RolloutEvaluator};
+use hane_engine::{Color, Game, GameState, Geometry, Point, Rules, Turn};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
-use std::path::Path;
 
 pub mod analyze;
 
@@ -92,90 +88,6 @@ const GOGUI_ANALYZE: &[&str] = &[
     "string/Rules (KataGo's terms)/kata-get-rules",
     "string/CPU seconds/cputime",
 ];
-
-/// What chooses the engine's turns: a search of a fixed number of visits with an evaluator,
-/// shared by `hane gtp` and `hane play`.
-pub struct Brain {
-    /// The search, with the net or random rollouts.
-    player: SearchPlayer<Box<dyn Evaluator<GameState>>>,
-    /// The rule set of the loaded net and the board sizes it plays, if any.
-    net: Option<(Rules, Vec<u8>)>,
-}
-
-impl std::fmt::Debug for Brain {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.debug_struct("Brain")
-            .field("visits", &self.player.visits)
-            .field("seed", &self.player.seed)
-            .field("net", &self.net.as_ref().map(|(r, sizes)| format!("{r} on {sizes:?}")))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Brain {
-    /// A search of `visits` visits per decision, evaluating with the checkpoint at `model`
-    /// (which must be able to play `rules`: see [`Brain::check_rules`]) or, without one, with
-    /// random rollouts. A checkpoint that does not load or fit is an error by its kind
-    /// ([`Error::net_load`]).
-    pub fn new(model: Option<&Path>, rules: Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
-        hane_engine::range::in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
-        let (evaluator, net): (Box<dyn Evaluator<GameState>>, _) = match model {
-            Some(path) => {
-                let (ev, _) = crate::net_rules::load(path, &rules).map_err(|e| Error::net_load(path, e))?;
-                let net = (ev.trained, ev.sizes.clone());
-                (Box::new(ev), Some(net))
-            }
-            None => (Box::new(RolloutEvaluator::new(seed)), None),
-        };
-        Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
-    }
-
-    /// The rules the checkpoint at `model` was trained on (an error by its kind when it does
-    /// not read: [`Error::net_load`]).
-    pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
-        crate::net_rules::trained_rules(model).map(|(rules, _)| rules).map_err(|e| Error::net_load(model, e))
-    }
-
-    /// An error message unless this brain can play games under `rules`: always without a
-    /// net; with a net, its own game (komi and turn cap aside) or, for a Go net, any Go rules
-    /// of its board sizes, with a note saying which rules the net was trained on
-    /// ([`crate::net_rules`]).
-    pub fn check_rules(&self, rules: &Rules) -> Result<Option<String>, Invalid> {
-        match &self.net {
-            Some((net, sizes)) => crate::net_rules::check(net, sizes, rules),
-            None => Ok(None),
-        }
-    }
-
-    /// Whether the brain evaluates with a net (which predicts ownership).
-    pub fn has_net(&self) -> bool {
-        self.net.is_some()
-    }
-
-    /// The evaluator of its searches.
-    pub(crate) fn evaluator(&mut self) -> &mut Box<dyn Evaluator<GameState>> {
-        &mut self.player.evaluator
-    }
-
-    /// Visits per decision.
-    pub(crate) fn visits(&self) -> u32 {
-        self.player.visits
-    }
-
-    /// Seed of its searches.
-    pub(crate) fn seed(&self) -> u64 {
-        self.player.seed
-    }
-
-    /// Searches and plays on `game` one whole turn of the side to move
-    /// ([`hane_eval::referee::search_turn`]), returning its actions.
-    pub fn play_turn(&mut self, game: &mut GameState, cleanup: bool) -> Result<Vec<Action>, PlayError> {
-        let p = &mut self.player;
-        let (actions, after) = search_turn(&mut p.evaluator, game, p.visits, p.seed, cleanup)?;
-        *game = after;
-        Ok(actions)
-    }
-}
 
 /// The engine state between commands. Every command either succeeds or fails leaving this
 /// exactly as it was: a command works out the new state first and stores it last.
@@ -626,7 +538,7 @@ impl Engine {
             }
             "cputime" => {
                 let [] = exactly(args)?;
-                let t = crate::bench::cpu_seconds("/proc/self/stat");
+                let t = crate::cpu::cpu_seconds("/proc/self/stat");
                 format!("{:.2}", t.ok_or("cputime: /proc/self/stat cannot be read")?)
             }
             "gogui-analyze_commands" => {

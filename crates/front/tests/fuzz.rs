@@ -6,12 +6,13 @@
 
 use hane_engine::fuzz::{self, budget};
 use hane_engine::Rules;
-use hane_pipeline::analysis::{self, Analyzer, Perspective};
-use hane_pipeline::gtp::{self, Brain, Engine};
+use hane_front::analysis::{self, Analyzer, Perspective};
+use hane_front::brain::Brain;
+use hane_front::gtp::{self, Engine};
 use std::io::Cursor;
 
-fn brain(rules: Rules) -> Brain {
-    Brain::new(None, rules, 4, 1).unwrap()
+fn brain() -> Brain {
+    Brain::with_rollouts(4, 1).unwrap()
 }
 
 const GTP_TOKENS: [&[u8]; 12] = [
@@ -34,7 +35,7 @@ fn the_gtp_reader_survives_mutations_of_its_corpus() {
     let corpus = fuzz::corpus("gtp");
     let rules: Rules = "ttakji,size=5".parse().unwrap();
     let report = fuzz::run(&corpus, &GTP_TOKENS, 0x6774_7000, budget(), |input| {
-        let mut engine = Engine::new(rules, brain(rules));
+        let mut engine = Engine::new(rules, brain());
         let mut out = Vec::new();
         gtp::serve(&mut engine, Cursor::new(input.to_vec()), &mut out).unwrap();
     });
@@ -59,9 +60,8 @@ const JSON_TOKENS: [&[u8]; 12] = [
 #[test]
 fn the_analysis_query_reader_survives_mutations_of_its_corpus() {
     let corpus = fuzz::corpus("analysis");
-    let rules: Rules = "ttakji,size=5".parse().unwrap();
     let report = fuzz::run(&corpus, &JSON_TOKENS, 0x6a73_6f6e, budget(), |input| {
-        let mut an = Analyzer::new(brain(rules), Perspective::SideToMove);
+        let mut an = Analyzer::new(brain(), Perspective::SideToMove);
         let mut out = Vec::new();
         analysis::serve(&mut an, Cursor::new(input.to_vec()), &mut out).unwrap();
         for line in String::from_utf8(out).unwrap().lines() {

@@ -41,8 +41,8 @@
 //! by its winner. For Sligo the candidates are the first decision of the turn (a slide,
 //! `noslide` or `pass`), and policies are not reported.
 
+use crate::brain::Brain;
 use crate::candidates::{candidates, ownership, summary, Candidate, Summary, CHUNK_VISITS};
-use crate::gtp::Brain;
 use crate::katago_rules;
 use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
@@ -912,8 +912,7 @@ mod tests {
     }
     /// The responses of a rollout engine (16 visits by default) to `queries`, one per line.
     fn answers(queries: &[Value]) -> Vec<Value> {
-        let rules: Rules = "ttakji,size=5".parse().unwrap();
-        let mut an = Analyzer::new(Brain::new(None, rules, 16, 1).unwrap(), Perspective::Black);
+        let mut an = Analyzer::new(Brain::with_rollouts(16, 1).unwrap(), Perspective::Black);
         let text: String = queries.iter().map(|q| format!("{q}\n")).collect();
         let mut out = Vec::new();
         serve(&mut an, io::Cursor::new(text.into_bytes()), &mut out).unwrap();
@@ -941,10 +940,7 @@ mod tests {
             q5("illegal", json!({"moves": [["B", "C3"], ["W", "C3"]]})),
         ]);
         let raw = "{\"id\": \"huge\", \"komi\": 1e400, \"moves\": []}\n";
-        let mut an = Analyzer::new(
-            Brain::new(None, Rules::preset("ttakji").unwrap(), 16, 1).unwrap(),
-            Perspective::Black,
-        );
+        let mut an = Analyzer::new(Brain::with_rollouts(16, 1).unwrap(), Perspective::Black);
         let mut out = Vec::new();
         serve(&mut an, io::Cursor::new(raw.as_bytes().to_vec()), &mut out).unwrap();
         let huge: Value = serde_json::from_slice(&out).unwrap();

@@ -9,7 +9,7 @@
 //! the final score and the winner are printed. hane's turns come from a [`Brain`], the search
 //! `hane gtp` plays with.
 
-use crate::gtp::Brain;
+use crate::brain::Brain;
 use hane_engine::rules::Variant;
 use hane_engine::{Color, Game, GameState, Outcome, Rules, Score, Turn};
 use std::io::{self, BufRead, Write};
@@ -153,7 +153,7 @@ mod tests {
 
     fn session(rules: &str, human: Color, input: &str) -> String {
         let rules: Rules = rules.parse().unwrap();
-        let mut brain = Brain::new(None, rules, 8, 1).unwrap();
+        let mut brain = Brain::with_rollouts(8, 1).unwrap();
         let mut out = Vec::new();
         play(GameState::new(rules), human, &mut brain, input.as_bytes(), &mut out).unwrap();
         String::from_utf8(out).unwrap()

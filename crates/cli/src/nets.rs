@@ -1,0 +1,58 @@
+//! Where the front-end commands (`gtp`, `analysis`, `play`) get the search they play with:
+//! [`Loaded`] in `hane-torch`, which loads nets with libtorch, and [`Rollouts`] in `hane`,
+//! which hands every command naming a net over to `hane-torch` before it runs
+//! ([`crate::light::Light::needs_net`]).
+
+use crate::Failure;
+use hane_engine::Rules;
+use hane_front::brain::Brain;
+use std::path::Path;
+
+/// How a front-end command gets its search.
+pub trait Nets {
+    /// The search of `visits` visits per decision, with the net of the checkpoint at `model`
+    /// (which must be able to play `rules`) or, without one, random rollouts.
+    fn brain(&self, model: Option<&Path>, rules: &Rules, visits: u32, seed: u64) -> Result<Brain, Failure>;
+
+    /// The rules the checkpoint at `model` was trained on.
+    fn trained_rules(&self, model: &Path) -> Result<Rules, Failure>;
+}
+
+/// Nets loaded from their checkpoints ([`hane_pipeline::players::brain`]).
+#[derive(Debug)]
+pub struct Loaded;
+
+impl Nets for Loaded {
+    fn brain(&self, model: Option<&Path>, rules: &Rules, visits: u32, seed: u64) -> Result<Brain, Failure> {
+        Ok(hane_pipeline::players::brain(model, rules, visits, seed)?)
+    }
+
+    fn trained_rules(&self, model: &Path) -> Result<Rules, Failure> {
+        Ok(hane_pipeline::players::trained_rules(model)?)
+    }
+}
+
+/// Random rollouts only: the process has no libtorch.
+#[derive(Debug)]
+pub struct Rollouts;
+
+impl Rollouts {
+    /// Why a net cannot be loaded here (`hane` hands such commands over before they run, so
+    /// this is reached only if that check and the command disagree).
+    fn refusal(model: &Path) -> Failure {
+        Failure { code: 1, message: format!("{}: nets are loaded by hane-torch, not hane", model.display()) }
+    }
+}
+
+impl Nets for Rollouts {
+    fn brain(&self, model: Option<&Path>, _: &Rules, visits: u32, seed: u64) -> Result<Brain, Failure> {
+        match model {
+            Some(model) => Err(Rollouts::refusal(model)),
+            None => Brain::with_rollouts(visits, seed).map_err(Failure::input),
+        }
+    }
+
+    fn trained_rules(&self, model: &Path) -> Result<Rules, Failure> {
+        Err(Rollouts::refusal(model))
+    }
+}

@@ -94,14 +94,14 @@ fn causes(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// Writes `value` as pretty JSON to `path`, if one was given, by hane's one policy for output
-/// files ([`hane_data::shard::write_atomic`]: a link stays a link, a device is written
-/// through; exit code 1 if it fails).
+/// Writes `value` as pretty JSON to `path`, if one was given, by the policy of
+/// [`hane_pipeline::write_file`] (a link stays a link, a device is written through; exit code 1
+/// if it fails).
 fn write_json(path: Option<&std::path::Path>, value: &impl serde::Serialize) -> Result<(), Failure> {
-    let Some(path) = path else { return Ok(()) };
-    let text = serde_json::to_string_pretty(value).map_err(anyhow::Error::from)?;
-    hane_data::shard::write_atomic(path, text.as_bytes())
-        .map_err(|e| Failure { code: 1, message: e.to_string() })
+    match path {
+        Some(path) => Ok(hane_pipeline::write_json(path, value)?),
+        None => Ok(()),
+    }
 }
 
 /// The exit code of arguments that are not a command: clap's (0 after `--help` or `--version`,

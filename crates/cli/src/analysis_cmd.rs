@@ -10,11 +10,10 @@
 use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
-use hane_engine::range::in_range;
 use hane_engine::Rules;
 use hane_front::analysis::{serve, Analyzer, Perspective};
 use hane_front::katago_cfg::{self, EngineConfig};
-use hane_mcts::MAX_VISITS;
+use hane_mcts::VISITS;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -110,7 +109,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         (None, None) => Rules::preset("ttakji").expect("a preset"),
     };
     let visits = a.visits.or(cfg.visits).unwrap_or(500);
-    in_range("--visits", visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    VISITS.check("--visits", visits).map_err(Failure::input)?;
     let perspective: Perspective = match &a.report_as {
         Some(p) => p.parse().map_err(|e| Failure::input(format!("--report-as {e}")))?,
         None => cfg.perspective.unwrap_or(Perspective::Black),

@@ -4,10 +4,9 @@
 use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
-use hane_engine::range::in_range;
 use hane_engine::Rules;
 use hane_front::gtp::{serve, Engine};
-use hane_mcts::MAX_VISITS;
+use hane_mcts::VISITS;
 use std::path::PathBuf;
 
 /// Arguments of `hane gtp`.
@@ -36,7 +35,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let rules: Rules = a.rules.parse().map_err(|e| Failure::input(format!("--rules: {e}")))?;
     let visits = match (a.visits, a.level.as_str()) {
         (Some(v), _) => {
-            in_range("--visits", v, 1..=MAX_VISITS).map_err(Failure::input)?;
+            VISITS.check("--visits", v).map_err(Failure::input)?;
             v
         }
         (None, "easy") => 16,

@@ -12,8 +12,8 @@ use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_engine::range::in_range;
-use hane_mcts::MAX_VISITS;
+use hane_eval::arena::MATCH_GAMES;
+use hane_mcts::VISITS;
 use hane_pipeline::komi::{
     komi_report, resume, save_partial, summary_line, write_report, KomiArgs, KomiSettings, Method,
 };
@@ -32,14 +32,12 @@ pub struct Args {
     /// Without --model: rollout (search with random playouts) or solver (exact, tiny boards).
     #[arg(long)]
     evaluator: Option<String>,
-    /// Visits of each search from the empty board (1..=1000000).
-    #[arg(long, default_value_t = 800)]
+    #[arg(long, default_value_t = 800, help = format!("Visits of each search from the empty board ({VISITS})"))]
     visits: u32,
-    /// Games per komi value in the empirical sweep (0: no sweep; 0..=100000).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16,
+        help = format!("Games per komi value in the empirical sweep (0: no sweep; else {MATCH_GAMES})"))]
     sweep_games: u32,
-    /// Visits per move in the sweep's games (1..=1000000).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, help = format!("Visits per move in the sweep's games ({VISITS})"))]
     sweep_visits: u32,
     /// Output folder for komi.json and komi.png.
     #[arg(long)]
@@ -64,9 +62,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if let Some(note) = a.model.as_deref().and_then(|p| net_note(p, &rules)) {
         errln!("hane: {note}");
     }
-    in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
-    in_range("--sweep-games", a.sweep_games, 0..=100_000).map_err(Failure::input)?;
-    in_range("--sweep-visits", a.sweep_visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    VISITS.check("--visits", a.visits).map_err(Failure::input)?;
+    if a.sweep_games > 0 {
+        MATCH_GAMES.check("--sweep-games", a.sweep_games).map_err(Failure::input)?;
+    }
+    VISITS.check("--sweep-visits", a.sweep_visits).map_err(Failure::input)?;
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
     let second = if matches!(method, Method::Net(_)) { Second::Wait } else { Second::Exit };
     stop::install("before the next evaluation", second)?;

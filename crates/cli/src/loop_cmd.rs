@@ -18,8 +18,8 @@ pub struct Args {
     /// Run folder; rerunning the same command continues the run.
     #[arg(long)]
     out: PathBuf,
-    /// Seed of the run, in place of the config's `[selfplay] seed` (kept in the run's copy of
-    /// the config, so a rerun without it continues the same run).
+    /// Seed of the run, in place of the config's `seed` (kept in the run's copy of the config,
+    /// so a rerun without it continues the same run).
     #[arg(long)]
     seed: Option<u64>,
 }

@@ -12,12 +12,13 @@ use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_engine::range::in_range;
+use hane_engine::range::TURNS;
+use hane_eval::arena::MATCH_GAMES;
 use hane_eval::arena::{play_on, tally, MatchReport, MatchSettings};
 use hane_eval::elo::Wdl;
-use hane_eval::gtp::{GtpLimits, DEFAULT_TIMEOUT};
+use hane_eval::gtp::{GtpLimits, DEFAULT_TIMEOUT, TIMEOUT_SECS};
 use hane_eval::referee::{GameResult, Player};
-use hane_mcts::MAX_VISITS;
+use hane_mcts::VISITS;
 use hane_pipeline::match_report::{self, MatchArgs};
 use hane_pipeline::players::{net_note, player};
 use hane_pipeline::Stoppable;
@@ -35,14 +36,12 @@ pub struct Args {
     /// Second player (same forms).
     #[arg(long)]
     b: String,
-    /// Games to play (the first player has Black in the odd-numbered ones; 1..=100000).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10,
+        help = format!("Games to play (the first player has Black in the odd-numbered ones; {MATCH_GAMES})"))]
     games: u32,
-    /// Search visits per decision for hane's players (1..=1000000).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, help = format!("Search visits per decision for hane's players ({VISITS})"))]
     visits: u32,
-    /// Random opening turns before the players take over (0..=1000).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, help = format!("Random opening turns before the players take over ({TURNS})"))]
     opening_turns: u32,
     /// Seed of openings and searches.
     #[arg(long, default_value_t = 1)]
@@ -50,19 +49,20 @@ pub struct Args {
     /// Write the report (every game, the totals and the Elo) as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Seconds a GTP engine has to answer one command (a move); one that does not answer in
-    /// time is killed and loses the game by forfeit (0.1..=86400).
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT.as_secs_f64())]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), help = format!(
+        "Seconds a GTP engine has to answer one command (a move); one that does not answer in \
+         time is killed and loses the game by forfeit ({TIMEOUT_SECS})"
+    ))]
     gtp_timeout: f64,
 }
 
 /// Runs `hane match`.
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
-    in_range("--games", a.games, 1..=100_000).map_err(Failure::input)?;
-    in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
-    in_range("--opening-turns", a.opening_turns, 0..=1000).map_err(Failure::input)?;
-    in_range("--gtp-timeout", a.gtp_timeout, 0.1..=86_400.0).map_err(Failure::input)?;
+    MATCH_GAMES.check("--games", a.games).map_err(Failure::input)?;
+    VISITS.check("--visits", a.visits).map_err(Failure::input)?;
+    TURNS.check("--opening-turns", a.opening_turns).map_err(Failure::input)?;
+    TIMEOUT_SECS.check("--gtp-timeout", a.gtp_timeout).map_err(Failure::input)?;
     let args = MatchArgs {
         rules: rules.to_string(),
         a: a.a.clone(),

@@ -6,10 +6,9 @@
 use crate::nets::Nets;
 use crate::output::errln;
 use crate::Failure;
-use hane_engine::range::in_range;
 use hane_engine::{Color, GameState, Rules};
 use hane_front::play::play;
-use hane_mcts::MAX_VISITS;
+use hane_mcts::VISITS;
 use std::io;
 use std::path::PathBuf;
 
@@ -42,7 +41,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         "w" | "white" => Color::White,
         other => return Err(Failure::input(format!("--color {other:?}: allowed: b, w"))),
     };
-    in_range("--visits", a.visits, 1..=MAX_VISITS).map_err(Failure::input)?;
+    VISITS.check("--visits", a.visits).map_err(Failure::input)?;
     let mut brain = nets.brain(a.model.as_deref(), &rules, a.visits, a.seed)?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
         errln!("hane: {note}");

@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// Arguments of `hane selfplay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Config file (TOML with a [selfplay] table; see configs/).
+    /// Config file (a `hane loop` config: the top-level rules and seed and its [selfplay] table; see configs/).
     #[arg(long)]
     config: PathBuf,
     /// Games to play in total (a rerun only plays the unfinished ones; at most 10000000).
@@ -40,7 +40,7 @@ pub struct Args {
 /// Runs `hane selfplay`.
 pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
-    hane_engine::range::in_range("--games", a.games, 0..=hane_selfplay::MAX_GAMES).map_err(Failure::input)?;
+    hane_selfplay::GAMES.check("--games", a.games).map_err(Failure::input)?;
     cfg.seed = a.seed.unwrap_or(cfg.seed);
     let (fac, source) = selfplay_evaluators(&mut cfg, a.model.as_deref(), &a.evaluator).map_err(|e| {
         if a.model.is_some() {

@@ -24,8 +24,10 @@ pub struct Args {
     /// machine's memory].
     #[arg(long, conflicts_with = "table_bits")]
     table_mb: Option<u64>,
-    /// Instead of --table-mb: the table grows to at most 2^BITS entries.
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Instead of --table-mb: the table grows to at most 2^BITS entries (BITS {})",
+        hane_eval::solver::TABLE_BITS
+    ))]
     table_bits: Option<u32>,
     /// Give up after this many nodes.
     #[arg(long)]
@@ -80,7 +82,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let memory = memory_mb();
     let table_entries = match (a.table_bits, a.table_mb) {
         (Some(bits), _) => {
-            hane_engine::range::in_range("--table-bits", bits, 10..=34).map_err(Failure::input)?;
+            hane_eval::solver::TABLE_BITS.check("--table-bits", bits).map_err(Failure::input)?;
             1usize << bits
         }
         (None, mb) => {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// Arguments of `hane train`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Config file (TOML with a [train] table; see configs/).
+    /// Config file (a `hane loop` config: the top-level rules and seed and its [train] table; see configs/).
     #[arg(long)]
     config: PathBuf,
     /// Folder with shards (searched recursively).

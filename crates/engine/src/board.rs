@@ -310,7 +310,7 @@ impl Clone for Board {
 }
 
 impl Board {
-    /// An empty board of side `size` (1..=19).
+    /// An empty board of side `size` (1 to [`MAX_SIZE`]).
     pub fn new(size: u8) -> Board {
         let geo = Geometry::new(size);
         let mut b = Board {

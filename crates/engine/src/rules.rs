@@ -6,8 +6,15 @@
 //! Printing gives the preset name when the fields equal a preset at that size, else the
 //! nearest preset (same variant) plus the differing fields.
 
+use crate::range::Allowed;
 use std::fmt;
 use std::str::FromStr;
+
+/// The board sides a rule set may have (Loose: the odd ones from 3).
+pub const SIZES: Allowed<u8> = Allowed::closed(2, 19);
+
+/// The komi a rule set may have, in points (a multiple of one half within this).
+pub const KOMI: Allowed<f64> = Allowed::closed(-1000.0, 1000.0);
 
 /// Which game family a rule set belongs to; decides how a turn is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,10 +78,10 @@ pub enum MoveCap {
 pub struct Komi(pub i32);
 
 impl Komi {
-    /// Komi from a float that must be a multiple of one half.
+    /// Komi from a float that must be a multiple of one half within [`KOMI`].
     pub fn from_f64(k: f64) -> Option<Komi> {
         let h = k * 2.0;
-        (h.is_finite() && h == h.round() && h.abs() <= 2.0 * 1000.0).then_some(Komi(h as i32))
+        (h == h.round() && KOMI.contains(k)).then_some(Komi(h as i32))
     }
 
     /// Komi as a float.
@@ -94,7 +101,7 @@ impl fmt::Display for Komi {
 pub struct Rules {
     /// Game family.
     pub variant: Variant,
-    /// Board side, 2..=19 (Loose: odd, 3..=19).
+    /// Board side, within [`SIZES`] (Loose: odd, at least 3).
     pub size: u8,
     /// Counting method.
     pub scoring: Scoring,
@@ -183,8 +190,8 @@ impl Rules {
 
     /// Checks that the fields are consistent (sizes, komi domain, per-variant constraints).
     pub fn validate(&self) -> Result<(), RulesError> {
-        if !(2..=19).contains(&self.size) {
-            return err(format!("board size {} out of range 2..=19", self.size));
+        if !SIZES.contains(self.size) {
+            return err(format!("board size {} out of range {SIZES}", self.size));
         }
         match self.variant {
             Variant::Loose => {
@@ -261,7 +268,7 @@ impl Rules {
         match key {
             "size" => match value.parse::<u8>() {
                 Ok(n) => self.size = n,
-                Err(_) => return bad("an integer 2..=19"),
+                Err(_) => return bad(&format!("an integer {SIZES}")),
             },
             "komi" => match value.parse::<f64>().ok().and_then(Komi::from_f64) {
                 Some(k) => self.komi = k,
@@ -391,6 +398,23 @@ impl fmt::Display for Rules {
     }
 }
 
+/// A rule set in a config file is its text, as [`FromStr`] reads it and [`fmt::Display`]
+/// prints it.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Rules {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Rules {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rules, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(|e| serde::de::Error::custom(format!("rules = {text:?}: {e}")))
+    }
+}
+
 impl FromStr for Rules {
     type Err = RulesError;
 
@@ -412,8 +436,8 @@ impl FromStr for Rules {
         // The size decides size-dependent defaults (BrainKing komi), so it is applied first.
         let mut size = 9u8;
         if let Some((_, v)) = overrides.iter().find(|(k, _)| k == "size") {
-            size = v.parse().ok().filter(|n| (2..=19).contains(n)).ok_or_else(|| {
-                RulesError(format!("bad value {v:?} for rule \"size\"; allowed: an integer 2..=19"))
+            size = v.parse().ok().filter(|&n| SIZES.contains(n)).ok_or_else(|| {
+                RulesError(format!("bad value {v:?} for rule \"size\"; allowed: an integer {SIZES}"))
             })?;
         }
         let mut r = Rules::preset(&name)?;

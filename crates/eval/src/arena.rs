@@ -6,10 +6,14 @@
 use crate::elo::{self, Pairing, Rating, Wdl};
 use crate::gtp::GtpError;
 use crate::referee::{play_game, GameResult, Player};
+use hane_engine::range::Allowed;
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Rules, Turn};
 use serde::Serialize;
 use std::fmt::Write;
+
+/// The games a match may have.
+pub const MATCH_GAMES: Allowed<u32> = Allowed::closed(1, 100_000);
 
 /// How a match is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,6 +12,7 @@
 //! it, and no engine outlives the process that started it ([`kill_all`] covers an exit that
 //! skips destructors).
 
+use hane_engine::range::Allowed;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::fmt;
@@ -82,6 +83,12 @@ impl Default for GtpLimits {
         GtpLimits { timeout: DEFAULT_TIMEOUT, stop: None }
     }
 }
+
+/// GNU Go's levels.
+pub const GNUGO_LEVELS: Allowed<u8> = Allowed::closed(0, 10);
+
+/// The seconds a GTP engine may be given to answer one command.
+pub const TIMEOUT_SECS: Allowed<f64> = Allowed::closed(0.1, 86_400.0);
 
 /// The GNU Go program: `$HANE_GNUGO` if set, else `gnugo` on `PATH`, else Debian's
 /// `/usr/games/gnugo` (Debian installs it outside a non-login `PATH`).

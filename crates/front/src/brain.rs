@@ -3,7 +3,7 @@
 //! pipeline's work: `hane_pipeline::players::brain`), so nothing here needs libtorch.
 
 use crate::net_rules::{self, AsTrained};
-use hane_engine::range::{in_range, Invalid};
+use hane_engine::range::Invalid;
 use hane_engine::{Action, GameState, PlayError, Rules};
 use hane_eval::referee::{search_turn, SearchPlayer};
 use hane_mcts::{Evaluator, RolloutEvaluator};
@@ -49,7 +49,7 @@ impl Brain {
         visits: u32,
         seed: u64,
     ) -> Result<Brain, Invalid> {
-        in_range("visits", visits, 1..=hane_mcts::MAX_VISITS)?;
+        hane_mcts::VISITS.check("visits", visits)?;
         Ok(Brain { player: SearchPlayer { evaluator, visits, seed, label: "hane".into() }, net })
     }
 

@@ -8,6 +8,9 @@
 /// (KataGo's strongest analysis runs use tens of thousands).
 pub const MAX_VISITS: u32 = 1_000_000;
 
+/// The visits a search may be asked for: 1..=[`MAX_VISITS`].
+pub const VISITS: hane_engine::range::Allowed<u32> = hane_engine::range::Allowed::closed(1, MAX_VISITS);
+
 /// Parameters of one [`Search`](crate::Search).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchConfig {

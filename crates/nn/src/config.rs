@@ -4,7 +4,8 @@
 
 use crate::NnError;
 use hane_data::features::{GLOBALS, PLANES};
-use hane_engine::range::Invalid;
+use hane_engine::range::{Allowed, Invalid};
+use hane_engine::rules::SIZES;
 use hane_engine::{Action, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
 
@@ -14,15 +15,19 @@ use serde::{Deserialize, Serialize};
 pub const MAX_BLOCKS: usize = 64;
 /// Most channels of any layer (see [`MAX_BLOCKS`]).
 pub const MAX_CHANNELS: usize = 512;
+/// What `blocks` and `pool_every` allow: none up to [`MAX_BLOCKS`].
+pub const BLOCKS: Allowed<usize> = Allowed::closed(0, MAX_BLOCKS);
+/// What every width allows: 1 up to [`MAX_CHANNELS`].
+pub const CHANNELS: Allowed<usize> = Allowed::closed(1, MAX_CHANNELS);
 
 /// Depth and widths of the network. The defaults are KataGo's smallest net (b6c96, paper
 /// Table 5): 6 blocks of 96 channels, 32 pooled channels, policy head 32, value head 48.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetShape {
-    /// Residual blocks in the trunk (0..=64).
+    /// Residual blocks in the trunk ([`BLOCKS`]).
     pub blocks: usize,
-    /// Channels of the trunk (1..=512, as every width below).
+    /// Channels of the trunk ([`CHANNELS`], as every width below).
     pub channels: usize,
     /// Channels that a global pooling block pools into per-channel biases (KataGo's c_pool).
     pub pool_channels: usize,
@@ -31,7 +36,7 @@ pub struct NetShape {
     /// Channels of the value head (KataGo's c_val).
     pub value_channels: usize,
     /// Every `pool_every`-th block (the 3rd, 6th, ... for 3) is a global pooling block;
-    /// 0 for none (0..=64).
+    /// 0 for none ([`BLOCKS`]).
     pub pool_every: usize,
 }
 
@@ -72,23 +77,15 @@ impl NetShape {
         format!("b{}c{}", self.blocks, self.channels)
     }
 
-    /// Checks each field against the range in its doc comment; the message names the field,
-    /// its value and the range.
+    /// Checks each field against what its doc comment allows; the message names the field,
+    /// its value and what is allowed.
     pub fn validate(&self) -> Result<(), Invalid> {
-        let fields = [
-            ("blocks", self.blocks, 0, MAX_BLOCKS),
-            ("channels", self.channels, 1, MAX_CHANNELS),
-            ("pool_channels", self.pool_channels, 1, MAX_CHANNELS),
-            ("head_channels", self.head_channels, 1, MAX_CHANNELS),
-            ("value_channels", self.value_channels, 1, MAX_CHANNELS),
-            ("pool_every", self.pool_every, 0, MAX_BLOCKS),
-        ];
-        for (key, v, min, max) in fields {
-            if !(min..=max).contains(&v) {
-                return Err(Invalid(format!("{key} = {v}: allowed {min}..={max}")));
-            }
-        }
-        Ok(())
+        BLOCKS.check("blocks", self.blocks)?;
+        CHANNELS.check("channels", self.channels)?;
+        CHANNELS.check("pool_channels", self.pool_channels)?;
+        CHANNELS.check("head_channels", self.head_channels)?;
+        CHANNELS.check("value_channels", self.value_channels)?;
+        BLOCKS.check("pool_every", self.pool_every)
     }
 }
 
@@ -124,8 +121,8 @@ impl NetConfig {
     /// Checks that the sizes are consistent and within limits.
     pub fn validate(&self) -> Result<(), NnError> {
         let n = self.board_size;
-        if !(2..=19).contains(&n) {
-            return Err(NnError::Config(format!("board size {n} is not in 2..=19")));
+        if !u8::try_from(n).is_ok_and(|n| SIZES.contains(n)) {
+            return Err(NnError::Config(format!("board size {n} is not in {SIZES}")));
         }
         if self.action_space != n * n + 1 && self.action_space != Action::space(n) {
             return Err(NnError::Config(format!(

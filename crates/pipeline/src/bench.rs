@@ -6,7 +6,7 @@ use crate::players::{model_factory, named_factory};
 use crate::Error;
 use hane_data::batch::BatchEncoder;
 use hane_engine::playout::{random_light_action, random_playout};
-use hane_engine::range::in_range;
+use hane_engine::range::Allowed;
 use hane_engine::rng::Rng;
 use hane_engine::{Game, GameState, PolicyLayout, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
@@ -32,15 +32,18 @@ pub struct PlayoutRates {
     pub mean_turns: f64,
 }
 
+/// The rounds of a playout benchmark.
+pub const ROUNDS: Allowed<usize> = Allowed::closed(1, 1000);
+
 /// Uniformly random light playouts of `rules` (a rule string) from the empty board on this
-/// thread, `rounds` rounds (1..=1000) of `seconds` each: a shared machine's speed moves from
+/// thread, `rounds` rounds ([`ROUNDS`]) of `seconds` each: a shared machine's speed moves from
 /// second to second, so the best, median and worst round are all reported.
 pub fn playout_rates(rules: &str, seconds: f64, rounds: usize, seed: u64) -> Result<PlayoutRates, Error> {
     let rules: Rules = rules.parse().map_err(|e| Error::Input(format!("--rules: {e}")))?;
     if !(seconds > 0.0 && seconds < 1e6) {
         return Err(Error::Input("--seconds must be positive".into()));
     }
-    in_range("--rounds", rounds, 1..=1000).map_err(|e| Error::Input(e.0))?;
+    ROUNDS.check("--rounds", rounds).map_err(|e| Error::Input(e.0))?;
     let start = GameState::new(rules);
     let mut g = start.clone();
     let mut rng = Rng::new(seed);
@@ -208,8 +211,9 @@ pub fn selfplay_rates(
     batch: usize,
 ) -> Result<SelfplayRates, Error> {
     let Workers { threads, inference_threads, in_flight } = workers;
+    let rules: Rules = rules.parse().map_err(|e| Error::Input(format!("--rules: {e}")))?;
     let cfg = SelfplayConfig {
-        rules: rules.to_string(),
+        rules,
         threads,
         inference_threads,
         games_in_flight: in_flight,
@@ -217,7 +221,6 @@ pub fn selfplay_rates(
         ..SelfplayConfig::default()
     };
     cfg.validate().map_err(|e| Error::Input(format!("rules: {e}")))?;
-    let rules = cfg.parsed_rules()?;
     let dir = std::env::temp_dir().join(format!("hane-bench-{}-{}", std::process::id(), rules.variant as u8));
     let _ = std::fs::remove_dir_all(&dir);
     let s = hane_selfplay::run(

@@ -1,19 +1,24 @@
-//! Config files: TOML with one table per job (`[selfplay]`, `[train]`, `[loop]`).
-//! Every key is optional and has a default; the keys that depend on the board take theirs
-//! from its size ([`crate::recipe`]), and `rules` named in one of `[selfplay]` and `[train]`
-//! serves both. An unknown key or a bad value is an error that names the file, the key and
-//! what is allowed, and tables that disagree (self-play and training of different games) are
-//! refused naming both.
+//! Config files: TOML with the run's `rules` and `seed` at the top and one table per job
+//! (`[selfplay]`, `[train]`, `[loop]`). Every key is optional and has a default; the keys that
+//! depend on the board take theirs from its size ([`crate::recipe`]). The run's rules and seed
+//! have one place, the top of the file, and self-play and training both take them; a file
+//! written before that names them in `[selfplay]` or `[train]` still loads (one table's
+//! `rules` serves both), but tables that disagree (self-play and training of different games),
+//! or a value given both at the top and in a table, are refused naming both. An unknown key or
+//! a bad value is an error that names the file, the key and what is allowed.
 //!
-//! Every number has a range, in the doc comment of its key and checked at load, so no typo
-//! reaches an allocation, a thread count or a loop bound: ranges stop far beyond what a big
-//! machine would use, and NaN or infinity is never in range. A file is read with a size cap
-//! ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero` fails at once.
+//! Every number's allowed values are declared once, as a constant its doc comment links to,
+//! and checked at load, so no typo reaches an allocation, a thread count or a loop bound:
+//! ranges stop far beyond what a big machine would use, and NaN or infinity is never allowed.
+//! A file is read with a size cap ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero`
+//! fails at once.
 
 use crate::Error;
-use hane_engine::range::{in_range, Invalid};
+use hane_engine::range::{Allowed, Invalid, FRACTION, TURNS};
 use hane_engine::Rules;
-use hane_mcts::MAX_VISITS;
+use hane_eval::arena::MATCH_GAMES;
+use hane_eval::gtp::GNUGO_LEVELS;
+use hane_mcts::{MAX_VISITS, VISITS};
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
 use std::fmt::Display;
@@ -23,13 +28,30 @@ use std::path::Path;
 /// The largest config file read: the shipped ones are a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// The most games of a gating or anchor match.
-const MAX_MATCH_GAMES: u32 = 100_000;
+/// What `generations` and `anchor_every` allow.
+pub const GENERATIONS: Allowed<u32> = Allowed::closed(1, 100_000);
+/// What `games` allows: 1 up to [`hane_selfplay::MAX_GAMES`].
+pub const GAMES: Allowed<u64> = Allowed::closed(1, hane_selfplay::MAX_GAMES);
+/// What `gate_games` and `anchor_games` allow: none (no match) or a match's games
+/// ([`MATCH_GAMES`]).
+pub const LOOP_MATCH_GAMES: Allowed<u32> = Allowed::closed(0, MATCH_GAMES.hi());
+/// What `komi_visits` allows (0: no estimate), and `anchor_visits` without anchor matches:
+/// none up to [`MAX_VISITS`].
+pub const VISITS_OR_NONE: Allowed<u32> = Allowed::closed(0, MAX_VISITS);
+/// What `samples_per_row` and each of `size_weights` allow.
+pub const WEIGHT: Allowed<f64> = Allowed::closed(0.0, 1000.0);
 
 /// The whole file.
-#[derive(Debug, Default, Deserialize, PartialEq)]
+#[derive(Debug, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConfigFile {
+    /// The run's rule set, written as its text (`ttakji,size=7`): self-play plays it (its komi
+    /// is the self-play komi's centre) and the net is trained for it (`[selfplay] rules` and
+    /// `[train] rules` are set to it).
+    pub rules: Rules,
+    /// The run's seed, of everything random in it: self-play, training, gates and anchors
+    /// (`[selfplay] seed` is set to it; `hane loop` seeds its trainer from it).
+    pub seed: u64,
     /// Self-play settings.
     pub selfplay: SelfplayConfig,
     /// Trainer settings.
@@ -39,51 +61,65 @@ pub struct ConfigFile {
     pub pipeline: LoopConfig,
 }
 
+impl Default for ConfigFile {
+    fn default() -> Self {
+        let selfplay = SelfplayConfig::default();
+        ConfigFile {
+            rules: selfplay.rules,
+            seed: selfplay.seed,
+            selfplay,
+            train: hane_train::TrainConfig::default(),
+            pipeline: LoopConfig::default(),
+        }
+    }
+}
+
 /// How `hane loop` runs its generations. `[train] steps` is the number of training steps per
 /// generation; self-play and training keep their own tables.
 #[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoopConfig {
-    /// Generations to run (a rerun with a larger number continues the run; 1..=100000).
+    /// Generations to run (a rerun with a larger number continues the run; [`GENERATIONS`]).
     pub generations: u32,
-    /// Self-play games per generation (1..=10000000, [`hane_selfplay::MAX_GAMES`]).
+    /// Self-play games per generation ([`GAMES`]).
     pub games: u64,
     /// Games of each gating match (candidate against the current best); 0: ungated, every
-    /// candidate becomes the best (KataGo's later runs; 0..=100000).
+    /// candidate becomes the best (KataGo's later runs; [`LOOP_MATCH_GAMES`]).
     pub gate_games: u32,
     /// The candidate is accepted with a score of at least this fraction of the gate games
-    /// (0..=1).
+    /// ([`FRACTION`]).
     pub gate_threshold: f64,
-    /// Search visits per move in gating matches (1..=1000000).
+    /// Search visits per move in gating matches ([`VISITS`]).
     pub gate_visits: u32,
-    /// Random opening turns of each pair of gating games (0..=1000).
+    /// Random opening turns of each pair of gating games ([`TURNS`]).
     pub gate_opening_turns: u32,
     /// Visits of each search from the empty board in the komi estimate (0: no estimate;
-    /// 0..=1000000).
+    /// [`VISITS_OR_NONE`]).
     pub komi_visits: u32,
     /// Training steps per generation from the data: each new row drawn this many times on
     /// average (steps = samples_per_row × new rows / batch size). 0: `[train] steps` per
-    /// generation (0..=1000).
+    /// generation ([`WEIGHT`]).
     pub samples_per_row: f64,
     /// Games of each generation's anchor matches: the best net against generation 0's
     /// player, generation 0's net and, for the Go rule sets, GNU Go at `anchor_gnugo_level`
-    /// (0: no matches; 0..=100000).
+    /// (0: no matches; [`LOOP_MATCH_GAMES`]).
     pub anchor_games: u32,
     /// Anchor matches after every this many generations, and always after the last one
-    /// (1..=100000; 1: every generation).
+    /// ([`GENERATIONS`]; 1: every generation).
     pub anchor_every: u32,
-    /// Visits per move of hane's players in anchor matches (1..=1000000; 0 only without
-    /// anchor matches).
+    /// Visits per move of hane's players in anchor matches ([`VISITS`]; [`VISITS_OR_NONE`]
+    /// without anchor matches).
     pub anchor_visits: u32,
-    /// GNU Go's level (0..=10) as an anchor for the Go rule sets; unset: no GNU Go.
+    /// GNU Go's level ([`GNUGO_LEVELS`]) as an anchor for the Go rule sets; unset: no GNU Go.
     pub anchor_gnugo_level: Option<u8>,
     /// Random opening turns of each pair of anchor games (colours swap within a pair;
-    /// 0..=1000).
+    /// [`TURNS`]).
     pub anchor_opening_turns: u32,
-    /// Komi of the anchor matches, a multiple of 0.5 in -1000..=1000; unset: the rule set's.
+    /// Komi of the anchor matches, a multiple of 0.5 within [`hane_engine::rules::KOMI`]; unset:
+    /// the rule set's.
     pub anchor_komi: Option<f64>,
     /// With `[train] sizes`, the weight of each of those sizes, in that list's order, in a
-    /// generation's self-play (each in 0..=1000, not all 0; empty: equal weights). A size's
+    /// generation's self-play (each [`WEIGHT`], not all 0; empty: equal weights). A size's
     /// share of the weights is its share of the generation's board points (games × area), so
     /// a size of side s plays `games` × its share × (the rules' area / s²) games.
     pub size_weights: Vec<f64>,
@@ -112,33 +148,36 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
-    /// Checks every value against the range in its doc comment; the message names the key,
-    /// the value and the range.
+    /// Checks every value against what its doc comment allows; the message names the key,
+    /// the value and what is allowed.
     fn validate(&self) -> Result<(), Invalid> {
-        in_range("generations", self.generations, 1..=100_000)?;
-        in_range("games", self.games, 1..=hane_selfplay::MAX_GAMES)?;
-        in_range("gate_games", self.gate_games, 0..=MAX_MATCH_GAMES)?;
-        in_range("anchor_games", self.anchor_games, 0..=MAX_MATCH_GAMES)?;
-        in_range("anchor_every", self.anchor_every, 1..=100_000)?;
-        in_range("gate_visits", self.gate_visits, 1..=MAX_VISITS)?;
-        in_range("komi_visits", self.komi_visits, 0..=MAX_VISITS)?;
-        let least = u32::from(self.anchor_games > 0);
-        in_range("anchor_visits", self.anchor_visits, least..=MAX_VISITS)?;
-        in_range("gate_opening_turns", self.gate_opening_turns, 0..=1000)?;
-        in_range("anchor_opening_turns", self.anchor_opening_turns, 0..=1000)?;
+        GENERATIONS.check("generations", self.generations)?;
+        GAMES.check("games", self.games)?;
+        LOOP_MATCH_GAMES.check("gate_games", self.gate_games)?;
+        LOOP_MATCH_GAMES.check("anchor_games", self.anchor_games)?;
+        GENERATIONS.check("anchor_every", self.anchor_every)?;
+        VISITS.check("gate_visits", self.gate_visits)?;
+        VISITS_OR_NONE.check("komi_visits", self.komi_visits)?;
+        let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
+        anchor_visits.check("anchor_visits", self.anchor_visits)?;
+        TURNS.check("gate_opening_turns", self.gate_opening_turns)?;
+        TURNS.check("anchor_opening_turns", self.anchor_opening_turns)?;
         if let Some(level) = self.anchor_gnugo_level {
-            in_range("anchor_gnugo_level", level, 0..=10)?;
+            GNUGO_LEVELS.check("anchor_gnugo_level", level)?;
         }
         if let Some(k) = self.anchor_komi {
             if hane_engine::Komi::from_f64(k).is_none() {
-                return Err(Invalid(format!("anchor_komi = {k}: allowed a multiple of 0.5 in -1000..=1000")));
+                return Err(Invalid(format!(
+                    "anchor_komi = {k}: allowed a multiple of 0.5 within {}",
+                    hane_engine::rules::KOMI
+                )));
             }
         }
-        in_range("samples_per_row", self.samples_per_row, 0.0..=1000.0)?;
+        WEIGHT.check("samples_per_row", self.samples_per_row)?;
         for &w in &self.size_weights {
-            in_range("size_weights", w, 0.0..=1000.0)?;
+            WEIGHT.check("size_weights", w)?;
         }
-        in_range("gate_threshold", self.gate_threshold, 0.0..=1.0)
+        FRACTION.check("gate_threshold", self.gate_threshold)
     }
 }
 
@@ -179,20 +218,10 @@ impl ConfigFile {
         plan
     }
 
-    /// Checks what no single table can, once each has been checked (`train`: the parsed
-    /// `[train] rules`): that `[selfplay]` and `[train]` play the same game (komi and turn cap
-    /// aside), and that the sizes of `[train] sizes` fit the rule set and `[loop]
-    /// size_weights`.
-    fn validate_across(&self, train: &Rules) -> Result<(), Invalid> {
-        let train = *train;
-        let play = self.selfplay.parsed_rules()?;
-        if !play.same_game(&train) {
-            return Err(Invalid(format!(
-                "[selfplay] rules = {:?} and [train] rules = {:?} are not the same game: the net \
-                 would be trained on the data of another",
-                self.selfplay.rules, self.train.rules
-            )));
-        }
+    /// Checks what no single table can, once each has been checked: that the sizes of
+    /// `[train] sizes` fit the run's rules and `[loop] size_weights`.
+    fn validate_across(&self) -> Result<(), Invalid> {
+        let train = self.rules;
         for &s in &self.train.sizes {
             Rules { size: s, ..train }
                 .validate()
@@ -241,66 +270,91 @@ pub fn load(path: &Path) -> Result<ConfigFile, Error> {
 /// Parses and validates config text; the [`Error::Input`] names the table, the key and what
 /// is allowed.
 pub fn parse(text: &str) -> Result<ConfigFile, Error> {
-    // Read as written first, so a mistake is reported with its line; then with the keys the
-    // file leaves out that the board decides filled in by the recipe.
+    // Read as written first, so a mistake is reported with its line; then with the run's keys
+    // at the top and the keys the file leaves out that the board decides filled in by the
+    // recipe.
     let _: ConfigFile = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
     let mut doc: toml::Table = toml::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
-    share_rules(&mut doc);
+    lift_run_keys(&mut doc).map_err(|e| Error::Input(e.to_string()))?;
     crate::recipe::Recipe::fill(&mut doc);
-    let cfg: ConfigFile =
+    let mut cfg: ConfigFile =
         toml::Value::Table(doc).try_into().map_err(|e: toml::de::Error| Error::Input(e.to_string()))?;
+    cfg.selfplay.rules = cfg.rules;
+    cfg.selfplay.seed = cfg.seed;
+    cfg.train.rules = cfg.rules;
     let table = |t: &'static str| move |e: Invalid| Error::Input(format!("[{t}] {e}"));
     cfg.selfplay.validate().map_err(table("selfplay"))?;
-    let train = cfg.train.validate().map_err(table("train"))?;
+    cfg.train.validate().map_err(table("train"))?;
     cfg.pipeline.validate().map_err(table("loop"))?;
-    cfg.validate_across(&train).map_err(|e| Error::Input(e.to_string()))?;
+    cfg.validate_across().map_err(|e| Error::Input(e.to_string()))?;
     Ok(cfg)
 }
 
-/// One place for the run's rules: when only one of `[selfplay]` and `[train]` names its
-/// `rules`, the other table takes them too (self-play and training must play the same game).
-fn share_rules(doc: &mut toml::Table) {
-    let rules_of = |doc: &toml::Table, t: &str| doc.get(t).and_then(|t| t.get("rules")).cloned();
-    let (play, train) = (rules_of(doc, "selfplay"), rules_of(doc, "train"));
-    let (to, rules) = match (play, train) {
-        (Some(r), None) => ("train", r),
-        (None, Some(r)) => ("selfplay", r),
-        _ => return,
+/// One place for the run's rules and seed, the top of the file: a file that names them in a
+/// table instead, as configs written before did (`[selfplay]` or `[train] rules`, `[selfplay]
+/// seed`), has them moved there. Refused: a value at the top and in a table, and `[selfplay]`
+/// and `[train]` rules of different games (komi and turn cap aside; the self-play's are the
+/// run's).
+fn lift_run_keys(doc: &mut toml::Table) -> Result<(), Invalid> {
+    let mut take = |table: &str, key: &str| {
+        doc.get_mut(table).and_then(toml::Value::as_table_mut).and_then(|t| t.remove(key))
     };
-    let entry = doc.entry(to.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    if let toml::Value::Table(t) = entry {
-        t.insert("rules".into(), rules);
+    let (play, train) = (take("selfplay", "rules"), take("train", "rules"));
+    let seed = take("selfplay", "seed");
+    let twice = |key: &str, table: &str, top: &toml::Value, there: &toml::Value| {
+        Invalid(format!(
+            "{key} = {top} at the top and {key} = {there} in [{table}]: the run's {key} is named once, \
+             at the top of the file"
+        ))
+    };
+    if let Some(top) = doc.get("rules") {
+        for (table, there) in [("selfplay", &play), ("train", &train)] {
+            if let Some(there) = there {
+                return Err(twice("rules", table, top, there));
+            }
+        }
+    } else if let Some(rules) = match (play, train) {
+        (Some(play), Some(train)) => {
+            let parse = |table: &str, v: &toml::Value| {
+                let text =
+                    v.as_str().ok_or_else(|| Invalid(format!("[{table}] rules = {v}: allowed a string")))?;
+                text.parse::<Rules>().map_err(|e| Invalid(format!("[{table}] rules = {v}: {e}")))
+            };
+            if !parse("selfplay", &play)?.same_game(&parse("train", &train)?) {
+                return Err(Invalid(format!(
+                    "[selfplay] rules = {play} and [train] rules = {train} are not the same game: the \
+                     net would be trained on the data of another"
+                )));
+            }
+            Some(play)
+        }
+        (play, train) => play.or(train),
+    } {
+        doc.insert("rules".into(), rules);
     }
+    if let Some(there) = seed {
+        if let Some(top) = doc.get("seed") {
+            return Err(twice("seed", "selfplay", top, &there));
+        }
+        doc.insert("seed".into(), there);
+    }
+    Ok(())
 }
 
-/// `text` with `[selfplay] seed` set to `seed`: its line replaced, or added at the end of the
-/// table (the table added when missing); comments and every other line kept as they are.
-pub fn with_seed(text: &str, seed: u64) -> String {
-    let line = format!("seed = {seed}");
-    let mut out: Vec<String> = Vec::new();
-    let (mut in_selfplay, mut done) = (false, false);
-    for l in text.lines() {
-        let t = l.trim_start();
-        if t.starts_with('[') {
-            if in_selfplay && !done {
-                out.push(line.clone());
-                done = true;
-            }
-            in_selfplay = t.starts_with("[selfplay]");
-        } else if in_selfplay && !done && t.split_once('=').is_some_and(|(k, _)| k.trim() == "seed") {
-            out.push(line.clone());
-            done = true;
-            continue;
-        }
-        out.push(l.to_string());
+/// What the run's seed allows: a config file's integers stop at `i64::MAX`.
+pub const SEEDS: Allowed<u64> = Allowed::closed(0, i64::MAX as u64);
+
+/// `text` with the run's seed set to `seed` at the top of the file (a `[selfplay] seed` of an
+/// older file removed); comments and every other key kept as they are. Text that is not TOML is
+/// returned unchanged, for [`parse`] to report with its line.
+pub fn with_seed(text: &str, seed: u64) -> Result<String, Invalid> {
+    SEEDS.check("--seed", seed)?;
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else { return Ok(text.to_string()) };
+    if let Some(t) = doc.get_mut("selfplay").and_then(toml_edit::Item::as_table_like_mut) {
+        t.remove("seed");
     }
-    if !done {
-        if !in_selfplay {
-            out.push("[selfplay]".into());
-        }
-        out.push(line);
-    }
-    out.join("\n") + "\n"
+    doc["seed"] = toml_edit::value(seed as i64);
+    Ok(doc.to_string())
 }
 
 #[cfg(test)]
@@ -311,18 +365,29 @@ mod tests {
     fn a_seed_replaces_the_configs_own_or_is_added() {
         let shipped = include_str!("../../../configs/ttakji-5x5.toml");
         let base = parse(shipped).unwrap();
-        let seeded = with_seed(shipped, 7);
+        let seeded = with_seed(shipped, 7).unwrap();
         let mut cfg = parse(&seeded).unwrap();
-        assert_eq!(cfg.selfplay.seed, 7);
+        assert_eq!((cfg.seed, cfg.selfplay.seed), (7, 7));
         assert!(seeded.contains("# Seed of everything random in the run"), "comments kept");
-        cfg.selfplay.seed = base.selfplay.seed;
+        (cfg.seed, cfg.selfplay.seed) = (base.seed, base.selfplay.seed);
         assert_eq!(cfg, base, "nothing else changed");
-        assert_eq!(with_seed(&seeded, 7), seeded, "setting it again changes nothing");
-        let no_key = "[selfplay]\nthreads = 2\n[train]\nsteps = 5\n";
-        let cfg = parse(&with_seed(no_key, 3)).unwrap();
-        assert_eq!((cfg.selfplay.seed, cfg.selfplay.threads, cfg.train.steps), (3, 2, 5));
-        assert_eq!(parse(&with_seed("[loop]\ngames = 4\n", 9)).unwrap().selfplay.seed, 9);
-        assert_eq!(parse(&with_seed("", 9)).unwrap().selfplay.seed, 9);
+        assert_eq!(with_seed(&seeded, 7).unwrap(), seeded, "setting it again changes nothing");
+        let older = "[selfplay]\nthreads = 2\nseed = 4\n[train]\nsteps = 5\n";
+        let cfg = parse(&with_seed(older, 3).unwrap()).unwrap();
+        assert_eq!(
+            (cfg.seed, cfg.selfplay.threads, cfg.train.steps),
+            (3, 2, 5),
+            "an older file's seed replaced"
+        );
+        assert_eq!(parse(older).unwrap().seed, 4, "an older file's [selfplay] seed is the run's");
+        assert_eq!(parse(&with_seed("[loop]\ngames = 4\n", 9).unwrap()).unwrap().selfplay.seed, 9);
+        assert_eq!(parse(&with_seed("", 9).unwrap()).unwrap().seed, 9);
+        let e = with_seed("", u64::MAX).unwrap_err().0;
+        assert!(
+            e.starts_with("--seed 18446744073709551615") || e.starts_with("--seed = 18446744073709551615"),
+            "{e}"
+        );
+        assert!(err("seed = 2\n[selfplay]\nseed = 3\n").contains("named once"));
     }
 
     #[test]
@@ -354,7 +419,7 @@ mod tests {
     fn each_size_plays_its_share_of_the_board_points() {
         let plan = |text: &str| {
             let cfg = parse(text).unwrap();
-            let rules = cfg.selfplay.parsed_rules().unwrap();
+            let rules = cfg.selfplay.played_rules();
             cfg.size_plan(&rules).iter().map(|p| (p.rules.size, p.games)).collect::<Vec<_>>()
         };
         let seven = "[selfplay]\nrules = \"ttakji,size=7\"\n[loop]\ngames = 204\n";
@@ -377,9 +442,14 @@ mod tests {
             parse("[selfplay]\nrules = \"ttakji,size=5,komi=24\"\n[train]\nrules = \"ttakji,size=5\"\n");
         assert!(komi.is_ok(), "komi is the self-play's: {komi:?}");
         let one = parse("[selfplay]\nrules = \"loose,size=5\"\n").unwrap();
-        assert_eq!(one.train.rules, "loose,size=5", "named once, the rules serve both tables");
+        assert_eq!(one.train.rules.to_string(), "loose,size=5", "named once, the rules serve both tables");
         let other = parse("[train]\nrules = \"sligo,size=4\"\n").unwrap();
-        assert_eq!(other.selfplay.rules, "sligo,size=4");
+        assert_eq!(other.selfplay.rules.to_string(), "sligo,size=4");
+        let top = parse("rules = \"brainking,size=7\"\n[train]\nsteps = 5\n").unwrap();
+        assert_eq!((top.rules, top.selfplay.rules, top.train.rules), (top.rules, top.rules, top.rules));
+        assert_eq!(top.rules.to_string(), "brainking,size=7");
+        let e = err("rules = \"ttakji,size=5\"\n[train]\nrules = \"ttakji,size=5\"\n");
+        assert!(e.contains("at the top") && e.contains("[train]") && e.contains("named once"), "{e}");
         let e = err("[selfplay]\nrules = \"loose,size=7\"\n[train]\nsizes = [4, 7]\n");
         assert!(e.contains("sizes") && e.contains("4x4") && e.contains("odd"), "{e}");
         let e = err(

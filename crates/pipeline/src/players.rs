@@ -12,7 +12,7 @@
 use crate::Error;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{GameState, Rules};
-use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits};
+use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits, GNUGO_LEVELS};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
 use hane_front::brain::Brain;
 use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
@@ -87,8 +87,8 @@ pub fn player(
                 let level: u8 = if arg.is_empty() {
                     1
                 } else {
-                    arg.parse().ok().filter(|l| *l <= 10).ok_or_else(|| {
-                        Error::Input(format!("{spec}: GNU Go's level is a number from 0 to 10"))
+                    arg.parse().ok().filter(|&l| GNUGO_LEVELS.contains(l)).ok_or_else(|| {
+                        Error::Input(format!("{spec}: GNU Go's level is one of {GNUGO_LEVELS}"))
                     })?
                 };
                 let scoring = match rules.scoring {
@@ -148,7 +148,7 @@ pub fn selfplay_evaluators(
             } else {
                 path.to_path_buf()
             };
-            let rules = cfg.parsed_rules()?;
+            let rules = cfg.played_rules();
             Ok((model_factory(&ckpt, rules, cfg.batch_size)?, ckpt.display().to_string()))
         }
         None => {

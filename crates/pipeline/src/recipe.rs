@@ -67,14 +67,14 @@ impl Recipe {
         }
     }
 
-    /// Fills every key of the recipe that `doc` leaves out, for the board of its `[selfplay]
-    /// rules` (the default rule set when it names none). A rule string that does not parse is
-    /// left for the config's own check to report.
+    /// Fills every key of the recipe that `doc` leaves out, for the board of its `rules` (the
+    /// default rule set when it names none). A rule string that does not parse is left for the
+    /// config's own check to report.
     pub fn fill(doc: &mut toml::Table) {
-        let rules = match doc.get("selfplay").and_then(|t| t.get("rules")) {
+        let rules = match doc.get("rules") {
             Some(toml::Value::String(s)) => s.parse::<Rules>().ok(),
             Some(_) => None,
-            None => hane_selfplay::SelfplayConfig::default().rules.parse::<Rules>().ok(),
+            None => Some(hane_selfplay::SelfplayConfig::default().rules),
         };
         let Some(rules) = rules else { return };
         let r = Recipe::for_size(rules.size);
@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn absent_keys_are_filled_for_the_configs_board_and_set_ones_kept() {
         let mut doc: toml::Table = toml::from_str(
-            "[selfplay]\nrules = \"loose,size=7\"\nkomi_stdev = 1.5\n[train.net]\nblocks = 2\n",
+            "rules = \"loose,size=7\"\n[selfplay]\nkomi_stdev = 1.5\n[train.net]\nblocks = 2\n",
         )
         .unwrap();
         Recipe::fill(&mut doc);
@@ -152,7 +152,7 @@ mod tests {
         Recipe::fill(&mut doc);
         assert_eq!(doc["loop"]["games"].as_integer(), Some(123));
         // Rules that do not parse, or a table that is not one: left for the config's check.
-        let mut doc: toml::Table = toml::from_str("[selfplay]\nrules = \"go,size=99\"\n").unwrap();
+        let mut doc: toml::Table = toml::from_str("rules = \"go,size=99\"\n").unwrap();
         Recipe::fill(&mut doc);
         assert!(doc.get("loop").is_none());
         let mut doc: toml::Table = toml::from_str("train = 3\n").unwrap();

@@ -1,89 +1,111 @@
 //! Self-play configuration. Loaded from TOML by the CLI; every field has a default.
 //!
-//! Every number has a range, given in its doc comment and checked by
-//! [`SelfplayConfig::validate`] before anything is allocated or started: counts that size
-//! threads, queues or trees stop far beyond any real machine (a thousand threads, a million
-//! visits), so a typo is an error naming the key instead of an abort or a hang. Fractions
-//! are in 0..=1, and NaN or infinity is never in range.
+//! Every number's allowed values are declared once, as a constant below that its doc comment
+//! links to, and checked by [`SelfplayConfig::validate`] before anything is allocated or
+//! started: counts that size threads, queues or trees stop far beyond any real machine (a
+//! thousand threads, a million visits), so a typo is an error naming the key instead of an
+//! abort or a hang. NaN or infinity is never allowed.
 
-use hane_engine::range::{in_range, Invalid};
-use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, MAX_VISITS};
+use hane_engine::range::{Allowed, Invalid, FRACTION_F32, THREADS, TURNS};
+use hane_engine::Rules;
+use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, VISITS};
 use serde::{Deserialize, Serialize};
+
+/// What `games_in_flight` allows.
+pub const GAMES_IN_FLIGHT: Allowed<usize> = Allowed::closed(1, 4096);
+/// What `batch_size` allows.
+pub const BATCH_SIZE: Allowed<usize> = Allowed::closed(1, 65536);
+/// What `leaves_per_game` allows.
+pub const LEAVES_PER_GAME: Allowed<usize> = Allowed::closed(1, 256);
+/// What `max_turns` allows.
+pub const MAX_TURNS: Allowed<u32> = Allowed::closed(0, 100_000);
+/// What `pack_rows` allows.
+pub const PACK_ROWS: Allowed<usize> = Allowed::closed(0, 10_000_000);
+/// What `komi_stdev` allows, in points.
+pub const KOMI_STDEV: Allowed<f32> = Allowed::closed(0.0, 100.0);
+/// What `opening_moves` allows.
+pub const OPENING_MOVES: Allowed<f32> = Allowed::closed(0.0, 1000.0);
+/// What `temperature_early` and `temperature_late` allow.
+pub const TEMPERATURE: Allowed<f32> = Allowed::closed(0.0, 10.0);
+/// What `temperature_halflife` allows, in turns.
+pub const HALFLIFE: Allowed<f32> = Allowed::closed(0.0, 1000.0);
+/// What `score_utility` allows.
+pub const SCORE_UTILITY: Allowed<f32> = Allowed::closed(0.0, 10.0);
 
 /// Everything a self-play run needs besides the evaluator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelfplayConfig {
-    /// Rule set string, e.g. `ttakji` or `loose,size=7`.
-    pub rules: String,
+    /// Rule set, written as its text in a config file, e.g. `ttakji` or `loose,size=7`.
+    pub rules: Rules,
     /// Pack finished games into one shard and one SGF collection each time they hold this
     /// many rows, and the rest at the end of the run ([`crate::pack`]); 0 keeps one shard and
     /// one SGF per game, and the trainer's window then moves a game at a time
-    /// (0..=10000000).
+    /// ([`PACK_ROWS`]).
     pub pack_rows: usize,
-    /// Worker threads running searches (1..=1024).
+    /// Worker threads running searches ([`THREADS`]).
     pub threads: usize,
     /// Inference threads, each with its own copy of the evaluator, serving the workers in
     /// turn (at most `threads`). One thread feeds a GPU best; on a CPU each runs the net on
-    /// one core, so a 2-core machine wants two of them and two workers (1..=1024).
+    /// one core, so a 2-core machine wants two of them and two workers ([`THREADS`]).
     pub inference_threads: usize,
-    /// Games in flight per worker thread (1..=4096).
+    /// Games in flight per worker thread ([`GAMES_IN_FLIGHT`]).
     pub games_in_flight: usize,
-    /// Largest number of positions in one evaluator call (1..=65536).
+    /// Largest number of positions in one evaluator call ([`BATCH_SIZE`]).
     pub batch_size: usize,
     /// Leaves gathered per game before each evaluator call (virtual loss spreads them;
-    /// 1..=256).
+    /// [`LEAVES_PER_GAME`]).
     pub leaves_per_game: usize,
-    /// Visits of a full search, whose positions become training rows (1..=1000000).
+    /// Visits of a full search, whose positions become training rows ([`VISITS`]).
     pub full_visits: u32,
-    /// Visits of a fast search (not recorded), for playout cap randomisation (1..=1000000).
+    /// Visits of a fast search (not recorded), for playout cap randomisation ([`VISITS`]).
     pub fast_visits: u32,
-    /// Probability that a turn gets a full search (0..=1).
+    /// Probability that a turn gets a full search ([`FRACTION_F32`]).
     pub p_full: f32,
     /// Resign when the mover's probability of not losing stays below this for `resign_turns`
-    /// turns (0..=1).
+    /// turns ([`FRACTION_F32`]).
     pub resign_threshold: f32,
-    /// Consecutive turns below the threshold before resigning (0..=1000).
+    /// Consecutive turns below the threshold before resigning ([`TURNS`]).
     pub resign_turns: u32,
     /// Fraction of games played out to the end despite resigning, to measure false resigns
-    /// (0..=1).
+    /// ([`FRACTION_F32`]).
     pub resign_playthrough: f32,
     /// Standard deviation of the komi randomisation around the rules' komi, in points (0 =
-    /// fixed komi; 0..=100).
+    /// fixed komi; [`KOMI_STDEV`]).
     pub komi_stdev: f32,
     /// Fraction of games whose komi is drawn uniformly from the board's whole range instead
     /// (see [`crate::komi`]): the net then learns the whole win-rate-against-komi curve
-    /// (0..=1).
+    /// ([`FRACTION_F32`]).
     pub komi_wide: f32,
     /// Mean number of moves each game opens with, sampled from the evaluator's raw policy
     /// and not recorded (see [`crate::opening`]; KataGo: 0.04 times the board's area; 0: none;
-    /// 0..=1000).
+    /// [`OPENING_MOVES`]).
     pub opening_moves: f32,
     /// Probability that a searched position of a game also starts a side game, which plays
     /// one move from the raw policy there and goes on like any game, recorded from then on
     /// (KataGo's side positions, 2.5% of positions; side games do not fork again; 0: none).
-    /// Self-play then answers moves its searches would never choose (0..=1).
+    /// Self-play then answers moves its searches would never choose ([`FRACTION_F32`]).
     pub fork_prob: f32,
     /// Move temperature of the first move; it decays towards `temperature_late`, halving the
     /// gap every `temperature_halflife` turns (KataGo: 0.8 -> 0.2, half-life = board size;
-    /// 0..=10).
+    /// [`TEMPERATURE`]).
     pub temperature_early: f32,
-    /// Move temperature approached late in the game (0..=10).
+    /// Move temperature approached late in the game ([`TEMPERATURE`]).
     pub temperature_late: f32,
     /// Turns over which the temperature's distance to `temperature_late` halves (0: the
-    /// board size; 0..=1000).
+    /// board size; [`HALFLIFE`]).
     pub temperature_halflife: f32,
     /// Weight of the score term in the searches' utility (KataGo's self-play: 0.4; see
     /// [`SearchConfig::score_utility_weight`]). Larger values keep a side that is clearly
     /// winning or losing playing for points, so games at a komi far from fair are played as
-    /// well as games near it (0..=10).
+    /// well as games near it ([`SCORE_UTILITY`]).
     pub score_utility: f32,
     /// Weight of the search's own win/draw/loss in each row's value target (the rest is the
     /// game's result): the result of one game carries every later exploratory move of both
     /// sides, the search judges the position as it would be played (0: the result only;
-    /// 0..=1).
+    /// [`FRACTION_F32`]).
     pub value_search_mix: f32,
-    /// Turn cap per game (0 = the rule set's own cap; 0..=100000; the engine's own limit of
+    /// Turn cap per game (0 = the rule set's own cap; [`MAX_TURNS`]; the engine's own limit of
     /// 16 turns per board point still applies).
     pub max_turns: u32,
     /// Seed of everything random in the run (any 64-bit number).
@@ -93,7 +115,7 @@ pub struct SelfplayConfig {
 impl Default for SelfplayConfig {
     fn default() -> Self {
         SelfplayConfig {
-            rules: "ttakji".into(),
+            rules: Rules::preset("ttakji").expect("a preset"),
             pack_rows: 0,
             threads: 1,
             inference_threads: 1,
@@ -122,23 +144,20 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
-    /// Checks every value against the range in its doc comment; the message names the key,
-    /// the value and the range.
+    /// Checks every value against what its doc comment allows; the message names the key,
+    /// the value and what is allowed.
     pub fn validate(&self) -> Result<(), Invalid> {
-        self.rules
-            .parse::<hane_engine::Rules>()
-            .map_err(|e| Invalid(format!("rules = {:?}: {e}", self.rules)))?;
-        let visits = 1..=MAX_VISITS;
-        in_range("threads", self.threads, 1..=1024)?;
-        in_range("inference_threads", self.inference_threads, 1..=1024)?;
-        in_range("games_in_flight", self.games_in_flight, 1..=4096)?;
-        in_range("batch_size", self.batch_size, 1..=65536)?;
-        in_range("leaves_per_game", self.leaves_per_game, 1..=256)?;
-        in_range("full_visits", self.full_visits, visits.clone())?;
-        in_range("fast_visits", self.fast_visits, visits)?;
-        in_range("resign_turns", self.resign_turns, 0..=1000)?;
-        in_range("max_turns", self.max_turns, 0..=100_000)?;
-        in_range("pack_rows", self.pack_rows, 0..=10_000_000)?;
+        self.rules.validate().map_err(|e| Invalid(format!("rules = \"{}\": {e}", self.rules)))?;
+        THREADS.check("threads", self.threads)?;
+        THREADS.check("inference_threads", self.inference_threads)?;
+        GAMES_IN_FLIGHT.check("games_in_flight", self.games_in_flight)?;
+        BATCH_SIZE.check("batch_size", self.batch_size)?;
+        LEAVES_PER_GAME.check("leaves_per_game", self.leaves_per_game)?;
+        VISITS.check("full_visits", self.full_visits)?;
+        VISITS.check("fast_visits", self.fast_visits)?;
+        TURNS.check("resign_turns", self.resign_turns)?;
+        MAX_TURNS.check("max_turns", self.max_turns)?;
+        PACK_ROWS.check("pack_rows", self.pack_rows)?;
         for (key, v) in [
             ("p_full", self.p_full),
             ("resign_threshold", self.resign_threshold),
@@ -147,23 +166,23 @@ impl SelfplayConfig {
             ("fork_prob", self.fork_prob),
             ("value_search_mix", self.value_search_mix),
         ] {
-            in_range(key, v, 0.0..=1.0)?;
+            FRACTION_F32.check(key, v)?;
         }
-        in_range("komi_stdev", self.komi_stdev, 0.0..=100.0)?;
-        in_range("opening_moves", self.opening_moves, 0.0..=1000.0)?;
-        in_range("temperature_early", self.temperature_early, 0.0..=10.0)?;
-        in_range("temperature_late", self.temperature_late, 0.0..=10.0)?;
-        in_range("temperature_halflife", self.temperature_halflife, 0.0..=1000.0)?;
-        in_range("score_utility", self.score_utility, 0.0..=10.0)
+        KOMI_STDEV.check("komi_stdev", self.komi_stdev)?;
+        OPENING_MOVES.check("opening_moves", self.opening_moves)?;
+        TEMPERATURE.check("temperature_early", self.temperature_early)?;
+        TEMPERATURE.check("temperature_late", self.temperature_late)?;
+        HALFLIFE.check("temperature_halflife", self.temperature_halflife)?;
+        SCORE_UTILITY.check("score_utility", self.score_utility)
     }
 
-    /// The parsed rules, with `max_turns` applied.
-    pub fn parsed_rules(&self) -> Result<hane_engine::Rules, Invalid> {
-        let mut r: hane_engine::Rules = self.rules.parse().map_err(|e| Invalid(format!("rules: {e}")))?;
+    /// The rules as played: `rules` with `max_turns` applied.
+    pub fn played_rules(&self) -> Rules {
+        let mut r = self.rules;
         if self.max_turns > 0 {
             r.cap = hane_engine::rules::MoveCap::Fixed(self.max_turns);
         }
-        Ok(r)
+        r
     }
 
     /// The search parameters for this board.

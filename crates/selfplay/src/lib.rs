@@ -26,5 +26,5 @@ pub mod shared;
 pub mod worker;
 
 pub use config::SelfplayConfig;
-pub use run::{run, RunSummary, SelfplayError, MAX_GAMES};
+pub use run::{run, RunSummary, SelfplayError, GAMES, MAX_GAMES};
 pub use shared::Progress;

@@ -15,7 +15,7 @@ use crate::pack::Packs;
 use crate::server::{EvaluatorFactory, Server, ServerStats};
 use crate::shared::{Progress, Shared};
 use crate::worker;
-use hane_engine::range::{in_range, Invalid};
+use hane_engine::range::{Allowed, Invalid};
 use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,6 +97,9 @@ fn remove_stale_temporaries(dir: &Path) {
 /// front (80 MB at this limit), and ten million games is months of self-play on one machine.
 pub const MAX_GAMES: u64 = 10_000_000;
 
+/// The games one run may be asked for: none up to [`MAX_GAMES`].
+pub const GAMES: Allowed<u64> = Allowed::closed(0, MAX_GAMES);
+
 /// Why self-play stopped before its games were played.
 #[derive(Debug)]
 pub enum SelfplayError {
@@ -141,8 +144,8 @@ pub fn run(
     stop: Arc<AtomicBool>,
 ) -> Result<RunSummary, SelfplayError> {
     cfg.validate()?;
-    in_range("games", games, 0..=MAX_GAMES)?;
-    let rules = cfg.parsed_rules()?;
+    GAMES.check("games", games)?;
+    let rules = cfg.played_rules();
     let shards = out.join("shards");
     let sgfs = out.join("sgf");
     for d in [&shards, &sgfs] {

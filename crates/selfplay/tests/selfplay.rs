@@ -3,7 +3,7 @@
 
 use hane_data::shard;
 use hane_engine::sgf::SgfGame;
-use hane_engine::Game;
+use hane_engine::{Game, Rules};
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig, SelfplayError};
@@ -19,7 +19,7 @@ fn tmp(name: &str) -> PathBuf {
 
 fn small(rules: &str) -> SelfplayConfig {
     SelfplayConfig {
-        rules: rules.into(),
+        rules: rules.parse().unwrap(),
         threads: 2,
         games_in_flight: 3,
         batch_size: 16,
@@ -225,7 +225,13 @@ fn side_games_fork_from_positions_of_the_games_and_replay() {
 fn bad_configs_are_refused() {
     let out = tmp("bad");
     for (cfg, needle) in [
-        (SelfplayConfig { rules: "loose,size=4".into(), ..SelfplayConfig::default() }, "odd"),
+        (
+            SelfplayConfig {
+                rules: Rules { size: 4, ..Rules::preset("loose").unwrap() },
+                ..SelfplayConfig::default()
+            },
+            "odd",
+        ),
         (SelfplayConfig { threads: 0, ..SelfplayConfig::default() }, "threads"),
         (SelfplayConfig { inference_threads: 0, ..SelfplayConfig::default() }, "inference_threads"),
         (SelfplayConfig { p_full: 1.5, ..SelfplayConfig::default() }, "p_full"),

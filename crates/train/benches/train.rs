@@ -5,7 +5,14 @@
 
 fn main() {
     let steps = std::env::var("HANE_BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
-    let rules = std::env::var("HANE_BENCH_RULES").unwrap_or_else(|_| "ttakji".into());
+    let text = std::env::var("HANE_BENCH_RULES").unwrap_or_else(|_| "ttakji".into());
+    let rules = match text.parse() {
+        Ok(rules) => rules,
+        Err(e) => {
+            eprintln!("HANE_BENCH_RULES={text}: {e}");
+            std::process::exit(2);
+        }
+    };
     let cfg = hane_train::TrainConfig { rules, ..hane_train::TrainConfig::default() };
     match hane_train::bench(&cfg, None, steps, &mut |_| {}) {
         Ok(report) => {

@@ -84,7 +84,8 @@ impl fmt::Display for BenchReport {
 /// The shards a benchmark reads: `data_dir`, or generated random games in a temporary folder
 /// (removed when the returned guard drops), enough for a few batches.
 fn bench_data(cfg: &TrainConfig, data_dir: Option<&Path>) -> Result<(TempDir, PathBuf), TrainError> {
-    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    let rules = cfg.rules;
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let tmp = TempDir(std::env::temp_dir().join(format!("hane-bench-train-{}-{nanos}", std::process::id())));
@@ -105,7 +106,8 @@ fn bench_data(cfg: &TrainConfig, data_dir: Option<&Path>) -> Result<(TempDir, Pa
 /// shuffling, augmenting with symmetries and assembling batches), no training: the best of
 /// [`ROUNDS`] rounds of `batches` batches each, after a warm-up batch.
 pub fn bench_loader(cfg: &TrainConfig, data_dir: Option<&Path>, batches: u64) -> Result<f64, TrainError> {
-    let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+    let rules = cfg.rules;
     let (_tmp, data) = bench_data(cfg, data_dir)?;
     let mut loader = Loader::start(cfg, rules, NetConfig::new(&rules, cfg.net), &data, cfg.seed);
     let mut next_rows = || loop {

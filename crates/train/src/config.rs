@@ -2,13 +2,13 @@
 //! read by the CLI from the `[train]` table of a TOML config file. Missing keys take their
 //! defaults; unknown keys are errors.
 //!
-//! Every number has a range, given in its doc comment and checked by
-//! [`TrainConfig::validate`] before anything is allocated: sizes stop far beyond any real
-//! machine (a batch of 65536 rows, a shuffle buffer of ten million), so a typo is an error
-//! naming the key instead of memory growing until the process is killed, and NaN or infinity
-//! is never in range.
+//! Every number's allowed values are declared once, as a constant below that its doc comment
+//! links to, and checked by [`TrainConfig::validate`] before anything is allocated: sizes stop
+//! far beyond any real machine (a batch of 65536 rows, a shuffle buffer of ten million), so a
+//! typo is an error naming the key instead of memory growing until the process is killed, and
+//! NaN or infinity is never allowed.
 
-use hane_engine::range::{in_range, Invalid};
+use hane_engine::range::{Allowed, Invalid, FRACTION};
 use hane_engine::Rules;
 use hane_nn::{LossWeights, NetShape};
 use serde::{Deserialize, Serialize};
@@ -16,23 +16,39 @@ use serde::{Deserialize, Serialize};
 /// The largest step count, warm-up, milestone or interval (a billion steps).
 pub const MAX_STEPS: u64 = 1_000_000_000;
 
-/// `Ok` when `0 < v <= max`.
-fn positive(key: &str, v: f64, max: f64) -> Result<(), Invalid> {
-    if v > 0.0 && v <= max {
-        Ok(())
-    } else {
-        Err(Invalid(format!("{key} = {v}: allowed above 0, up to {max}")))
-    }
-}
-
-/// `Ok` when `0 <= v < 1`.
-fn below_one(key: &str, v: f64) -> Result<(), Invalid> {
-    if (0.0..1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(Invalid(format!("{key} = {v}: allowed 0 up to (not including) 1")))
-    }
-}
+/// What `steps`, `warmup_steps`, `histogram_every` and each of `lr_milestones` allow: none
+/// up to [`MAX_STEPS`].
+pub const STEPS: Allowed<u64> = Allowed::closed(0, MAX_STEPS);
+/// What `checkpoint_every` and `log_every` allow: 1 up to [`MAX_STEPS`].
+pub const EVERY: Allowed<u64> = Allowed::closed(1, MAX_STEPS);
+/// What `batch_size` allows.
+pub const BATCH_SIZE: Allowed<usize> = Allowed::closed(1, 65536);
+/// What `window_min_rows` allows.
+pub const WINDOW_MIN_ROWS: Allowed<usize> = Allowed::closed(1, 1_000_000_000);
+/// What `window_exponent` allows.
+pub const WINDOW_EXPONENT: Allowed<f64> = Allowed::above(0.0, 1.0);
+/// What `window_growth` allows.
+pub const WINDOW_GROWTH: Allowed<f64> = Allowed::closed(0.0, 100.0);
+/// What `shuffle_rows` allows.
+pub const SHUFFLE_ROWS: Allowed<usize> = Allowed::closed(1, 10_000_000);
+/// What `keep_checkpoints` allows.
+pub const KEEP_CHECKPOINTS: Allowed<usize> = Allowed::closed(1, 10_000);
+/// What `threads` allows (0: one per core).
+pub const TORCH_THREADS: Allowed<usize> = Allowed::closed(0, 1024);
+/// What `lr` and `lr_gamma` allow.
+pub const LR: Allowed<f64> = Allowed::above(0.0, 10.0);
+/// What `momentum` and each of `adam_betas` allow.
+pub const MOMENTUM: Allowed<f64> = Allowed::below(0.0, 1.0);
+/// What `adam_eps` allows.
+pub const ADAM_EPS: Allowed<f64> = Allowed::above(0.0, 1.0);
+/// What `weight_decay` allows.
+pub const WEIGHT_DECAY: Allowed<f64> = Allowed::closed(0.0, 1.0);
+/// What `grad_clip` allows.
+pub const GRAD_CLIP: Allowed<f64> = Allowed::closed(0.0, 1e6);
+/// What `rescan_secs` allows, in seconds.
+pub const RESCAN_SECS: Allowed<f64> = Allowed::closed(0.0, 86400.0);
+/// What each of `loss_weights` allows.
+pub const LOSS_WEIGHT: Allowed<f64> = Allowed::closed(0.0, 100.0);
 
 /// Which optimiser updates the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,10 +78,11 @@ pub enum LrSchedule {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
-    /// Rule set of the data and the net, e.g. `ttakji` or `sligo,size=7`. Shards of the same
-    /// game with another komi or turn cap are accepted; anything else is refused.
-    pub rules: String,
-    /// Board sizes of the training data, each in 2..=the rules' size and the rules' size among
+    /// Rule set of the data and the net, written as its text in a config file, e.g. `ttakji`
+    /// or `sligo,size=7`. Shards of the same game with another komi or turn cap are accepted;
+    /// anything else is refused.
+    pub rules: Rules,
+    /// Board sizes of the training data, each from 2 up to the rules' size and the rules' size among
     /// them: shards of the rules' game on any of them are accepted, and the net, built for the
     /// rules' size, sees a smaller board in the top-left corner of its own (one net for several
     /// sizes; see `hane_nn::Boards`). Empty: the rules' size alone.
@@ -74,7 +91,7 @@ pub struct TrainConfig {
     /// must use the checkpoint's shape.
     pub net: NetShape,
     /// Training steps to reach, counted over all runs into the same output folder: a run
-    /// resumed from step 3000 with `steps = 5000` trains 2000 more (0..=1000000000).
+    /// resumed from step 3000 with `steps = 5000` trains 2000 more ([`STEPS`]).
     pub steps: u64,
     /// The step at which the decaying schedules (`cosine`) start their cycle; set by `hane
     /// loop`, not by config files. A loop trains one cycle per generation, from the step the
@@ -83,67 +100,66 @@ pub struct TrainConfig {
     /// trained at 5–10% of the peak). 0: one cycle over the whole run.
     #[serde(skip)]
     pub cycle_start: u64,
-    /// Rows per step (1..=65536).
+    /// Rows per step ([`BATCH_SIZE`]).
     pub batch_size: usize,
     /// `sgd` or `adamw`.
     pub optimizer: OptimizerKind,
-    /// Peak learning rate per step (after warm-up; above 0, up to 10).
+    /// Peak learning rate per step (after warm-up; [`LR`]).
     pub lr: f64,
-    /// Steps of linear warm-up from `lr / warmup_steps` to `lr` (0..=1000000000).
+    /// Steps of linear warm-up from `lr / warmup_steps` to `lr` ([`STEPS`]).
     pub warmup_steps: u64,
     /// `constant`, `cosine` or `step`.
     pub lr_schedule: LrSchedule,
     /// `step` schedule: the steps at which the rate is multiplied by `lr_gamma` (each
-    /// 0..=1000000000).
+    /// [`STEPS`]).
     pub lr_milestones: Vec<u64>,
-    /// `step` schedule: the factor at each milestone (above 0, up to 10).
+    /// `step` schedule: the factor at each milestone ([`LR`]).
     pub lr_gamma: f64,
-    /// `cosine` schedule: the final rate as a fraction of `lr` (0..=1).
+    /// `cosine` schedule: the final rate as a fraction of `lr` ([`FRACTION`]).
     pub lr_final_fraction: f64,
-    /// SGD momentum (0 up to, not including, 1).
+    /// SGD momentum ([`MOMENTUM`]).
     pub momentum: f64,
-    /// AdamW's decay rates of the first and second moment estimates (each 0 up to, not
-    /// including, 1).
+    /// AdamW's decay rates of the first and second moment estimates (each [`MOMENTUM`]).
     pub adam_betas: [f64; 2],
-    /// AdamW's denominator offset (above 0, up to 1).
+    /// AdamW's denominator offset ([`ADAM_EPS`]).
     pub adam_eps: f64,
     /// Weight decay of convolution and linear weights (not biases or batch-norm scales); see
-    /// [`OptimizerKind`] for its meaning per optimiser (0..=1).
+    /// [`OptimizerKind`] for its meaning per optimiser ([`WEIGHT_DECAY`]).
     pub weight_decay: f64,
     /// Largest global gradient norm; larger gradients are scaled down to it. 0: no clipping
-    /// (0..=1000000).
+    /// ([`GRAD_CLIP`]).
     pub grad_clip: f64,
-    /// Weight of each head's loss (`[train.loss_weights]`; each 0..=100).
+    /// Weight of each head's loss (`[train.loss_weights]`; each [`LOSS_WEIGHT`]).
     pub loss_weights: LossWeights,
     /// The data window, KataGo's `c`: while there are fewer rows than this, all are used
-    /// (1..=1000000000).
+    /// ([`WINDOW_MIN_ROWS`]).
     pub window_min_rows: usize,
-    /// The data window's growth exponent (KataGo's α; above 0, up to 1).
+    /// The data window's growth exponent (KataGo's α; [`WINDOW_EXPONENT`]).
     pub window_exponent: f64,
     /// The data window's growth rate (KataGo's β): with `N` rows in all, the newest
-    /// `c·(1 + β·((N/c)^α − 1)/α)` are used (0..=100).
+    /// `c·(1 + β·((N/c)^α − 1)/α)` are used ([`WINDOW_GROWTH`]).
     pub window_growth: f64,
     /// Rows held in the shuffle buffer: batches are drawn at random from it, and it is
-    /// refilled with whole shards drawn at random from the window (1..=10000000).
+    /// refilled with whole shards drawn at random from the window ([`SHUFFLE_ROWS`]).
     pub shuffle_rows: usize,
     /// Apply a random board symmetry to each row.
     pub augment: bool,
-    /// Seconds between scans of the data folder for new shards (0..=86400).
+    /// Seconds between scans of the data folder for new shards ([`RESCAN_SECS`]).
     pub rescan_secs: f64,
     /// On a data folder without a readable shard: wait for one, looking every `rescan_secs`
     /// (a trainer started beside its self-play workers), instead of stopping with an error.
     pub wait_for_data: bool,
-    /// Write a checkpoint every this many steps (and at the end of the run; 1..=1000000000).
+    /// Write a checkpoint every this many steps (and at the end of the run; [`EVERY`]).
     pub checkpoint_every: u64,
-    /// Checkpoints to keep; older ones are deleted (1..=10000).
+    /// Checkpoints to keep; older ones are deleted ([`KEEP_CHECKPOINTS`]).
     pub keep_checkpoints: usize,
-    /// Log scalars every this many steps (1..=1000000000).
+    /// Log scalars every this many steps ([`EVERY`]).
     pub log_every: u64,
-    /// Log weight histograms every this many steps (0: never; 0..=1000000000).
+    /// Log weight histograms every this many steps (0: never; [`STEPS`]).
     pub histogram_every: u64,
     /// Seed of the initial weights, the shuffling and the symmetries (any 64-bit number).
     pub seed: u64,
-    /// libtorch intra-op threads (0: one per core; 0..=1024).
+    /// libtorch intra-op threads (0: one per core; [`TORCH_THREADS`]).
     pub threads: usize,
     /// `auto` (CUDA when present), `cpu`, `cuda` or `cuda:N` (another value is refused when
     /// the config is read; a CUDA device that is not there, when training starts).
@@ -153,7 +169,7 @@ pub struct TrainConfig {
 impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
-            rules: "ttakji".into(),
+            rules: Rules::preset("ttakji").expect("a preset"),
             sizes: Vec::new(),
             net: NetShape::default(),
             steps: 10_000,
@@ -191,14 +207,14 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    /// Checks every value against the range in its doc comment (the message names the key,
-    /// the value and the range) and returns the parsed rule set.
-    pub fn validate(&self) -> Result<Rules, Invalid> {
-        let rules: Rules =
-            self.rules.parse().map_err(|e| Invalid(format!("rules = {:?}: {e}", self.rules)))?;
+    /// Checks every value against what its doc comment allows (the message names the key,
+    /// the value and what is allowed).
+    pub fn validate(&self) -> Result<(), Invalid> {
+        let rules = self.rules;
+        rules.validate().map_err(|e| Invalid(format!("rules = \"{rules}\": {e}")))?;
         self.net.validate().map_err(|e| Invalid(format!("net.{e}")))?;
         for &size in &self.sizes {
-            in_range("sizes", size, 2..=rules.size)?;
+            Allowed::closed(2, rules.size).check("sizes", size)?;
         }
         if !self.sizes.is_empty() && !self.sizes.contains(&rules.size) {
             return Err(Invalid(format!(
@@ -211,31 +227,31 @@ impl TrainConfig {
             ("warmup_steps", self.warmup_steps),
             ("histogram_every", self.histogram_every),
         ] {
-            in_range(key, v, 0..=MAX_STEPS)?;
+            STEPS.check(key, v)?;
         }
         for &m in &self.lr_milestones {
-            in_range("lr_milestones", m, 0..=MAX_STEPS)?;
+            STEPS.check("lr_milestones", m)?;
         }
-        in_range("checkpoint_every", self.checkpoint_every, 1..=MAX_STEPS)?;
-        in_range("log_every", self.log_every, 1..=MAX_STEPS)?;
-        in_range("batch_size", self.batch_size, 1..=65536)?;
-        in_range("window_min_rows", self.window_min_rows, 1..=1_000_000_000)?;
-        in_range("shuffle_rows", self.shuffle_rows, 1..=10_000_000)?;
-        in_range("keep_checkpoints", self.keep_checkpoints, 1..=10_000)?;
-        in_range("threads", self.threads, 0..=1024)?;
+        EVERY.check("checkpoint_every", self.checkpoint_every)?;
+        EVERY.check("log_every", self.log_every)?;
+        BATCH_SIZE.check("batch_size", self.batch_size)?;
+        WINDOW_MIN_ROWS.check("window_min_rows", self.window_min_rows)?;
+        SHUFFLE_ROWS.check("shuffle_rows", self.shuffle_rows)?;
+        KEEP_CHECKPOINTS.check("keep_checkpoints", self.keep_checkpoints)?;
+        TORCH_THREADS.check("threads", self.threads)?;
         self.device.parse::<hane_nn::DeviceName>()?;
-        positive("lr", self.lr, 10.0)?;
-        positive("lr_gamma", self.lr_gamma, 10.0)?;
-        positive("adam_eps", self.adam_eps, 1.0)?;
-        positive("window_exponent", self.window_exponent, 1.0)?;
-        below_one("momentum", self.momentum)?;
-        below_one("adam_betas[0]", self.adam_betas[0])?;
-        below_one("adam_betas[1]", self.adam_betas[1])?;
-        in_range("lr_final_fraction", self.lr_final_fraction, 0.0..=1.0)?;
-        in_range("weight_decay", self.weight_decay, 0.0..=1.0)?;
-        in_range("grad_clip", self.grad_clip, 0.0..=1e6)?;
-        in_range("window_growth", self.window_growth, 0.0..=100.0)?;
-        in_range("rescan_secs", self.rescan_secs, 0.0..=86400.0)?;
+        LR.check("lr", self.lr)?;
+        LR.check("lr_gamma", self.lr_gamma)?;
+        ADAM_EPS.check("adam_eps", self.adam_eps)?;
+        WINDOW_EXPONENT.check("window_exponent", self.window_exponent)?;
+        MOMENTUM.check("momentum", self.momentum)?;
+        MOMENTUM.check("adam_betas[0]", self.adam_betas[0])?;
+        MOMENTUM.check("adam_betas[1]", self.adam_betas[1])?;
+        FRACTION.check("lr_final_fraction", self.lr_final_fraction)?;
+        WEIGHT_DECAY.check("weight_decay", self.weight_decay)?;
+        GRAD_CLIP.check("grad_clip", self.grad_clip)?;
+        WINDOW_GROWTH.check("window_growth", self.window_growth)?;
+        RESCAN_SECS.check("rescan_secs", self.rescan_secs)?;
         let w = &self.loss_weights;
         for (key, v) in [
             ("loss_weights.policy", w.policy),
@@ -244,16 +260,15 @@ impl TrainConfig {
             ("loss_weights.score_spread", w.score_spread),
             ("loss_weights.ownership", w.ownership),
         ] {
-            in_range(key, v, 0.0..=100.0)?;
+            LOSS_WEIGHT.check(key, v)?;
         }
-        Ok(rules)
+        Ok(())
     }
 
-    /// The board sizes of the data for `rules` (the parsed [`TrainConfig::rules`]): `sizes`,
-    /// or the rules' size alone.
-    pub fn data_sizes(&self, rules: &Rules) -> Vec<u8> {
+    /// The board sizes of the data: `sizes`, or the rules' size alone.
+    pub fn data_sizes(&self) -> Vec<u8> {
         if self.sizes.is_empty() {
-            vec![rules.size]
+            vec![self.rules.size]
         } else {
             self.sizes.clone()
         }
@@ -300,7 +315,9 @@ mod tests {
         let parse = |s: &str| toml::from_str::<TrainConfig>(s).map_err(|e| e.to_string());
         let c = parse("rules = \"sligo,size=7\"\nbatch_size = 64\n[net]\nblocks = 2\n").unwrap();
         assert_eq!((c.batch_size, c.net.blocks, c.net.channels), (64, 2, 96));
-        assert_eq!(c.validate().unwrap().size, 7);
+        assert_eq!((c.validate(), c.rules.size), (Ok(()), 7));
+        let e = parse("rules = \"loose,size=4\"").unwrap_err();
+        assert!(e.contains("rules = \"loose,size=4\"") && e.contains("odd"), "{e}");
         assert!(parse("batchsize = 3").unwrap_err().contains("batchsize"));
         assert!(
             parse("optimizer = \"adamw\"\nlr_schedule = \"cosine\"").unwrap().optimizer

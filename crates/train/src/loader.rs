@@ -482,7 +482,7 @@ impl Loader {
     pub fn start(cfg: &TrainConfig, rules: Rules, net: NetConfig, dir: &Path, seed: u64) -> Loader {
         let (tx, rx) = sync_channel(PREFETCH);
         let quit = Arc::new(AtomicBool::new(false));
-        let sizes = cfg.data_sizes(&rules);
+        let sizes = cfg.data_sizes();
         let mut syms = vec![None; usize::from(rules.size) + 1];
         for &size in &sizes {
             let r = Rules { size, ..rules };

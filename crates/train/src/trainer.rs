@@ -237,7 +237,8 @@ impl Trainer {
     /// wins) and resumes from the newest checkpoint in `out_dir`, or builds a new network.
     /// A checkpoint of another rule set, net shape or optimizer is an error.
     pub fn open(cfg: &TrainConfig, data_dir: &Path, out_dir: &Path) -> Result<Trainer, TrainError> {
-        let rules = cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+        cfg.validate().map_err(|e| TrainError::Config(e.0))?;
+        let rules = cfg.rules;
         hane_nn::init_threads(cfg.threads);
         let device = hane_nn::device(&cfg.device)?;
         let ck_dir = out_dir.join("checkpoints");
@@ -370,7 +371,7 @@ impl Trainer {
             (CONFIG_KEY.to_string(), serde_json::to_string(&self.cfg).expect("config serialises")),
         ]);
         let mut meta = ModelMeta::new(&self.rules, *self.net.config());
-        let sizes = self.cfg.data_sizes(&self.rules);
+        let sizes = self.cfg.data_sizes();
         if sizes != [self.rules.size] {
             meta.sizes = sizes;
         }

@@ -134,13 +134,18 @@ fn a_net_trained_on_a_smaller_board_continues_on_a_bigger_one() {
     let first = train(&small, &tmp.0.join("data/five"), &out, None, &mut |_| {}).unwrap();
     assert_eq!(first.step, 20);
     write_shards(&tmp.0.join("data/seven"), &seven, 2, 12, 8).unwrap();
-    let big = TrainConfig { rules: "ttakji,size=7".into(), sizes: vec![5, 7], steps: 30, ..small.clone() };
+    let big = TrainConfig {
+        rules: "ttakji,size=7".parse().unwrap(),
+        sizes: vec![5, 7],
+        steps: 30,
+        ..small.clone()
+    };
     let second = train(&big, &tmp.0.join("data"), &out, None, &mut |_| {}).unwrap();
     assert_eq!((second.start_step, second.step), (20, 30), "it resumed at the 5x5 net's step");
     let meta = hane_nn::Checkpoint::read(&second.checkpoint.unwrap()).unwrap().meta;
     assert_eq!((meta.net.board_size, meta.sizes), (7, vec![5, 7]));
     // Another game does not continue.
-    let loose = TrainConfig { rules: "loose,size=7".into(), sizes: vec![7], steps: 40, ..small };
+    let loose = TrainConfig { rules: "loose,size=7".parse().unwrap(), sizes: vec![7], steps: 40, ..small };
     let err = train(&loose, &tmp.0.join("data/seven"), &out, None, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("plays ttakji"), "{err}");
 }

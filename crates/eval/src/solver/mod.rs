@@ -70,6 +70,9 @@ pub use reference::minimax;
 /// from a memory budget.
 pub const TABLE_ENTRY_BYTES: usize = table::Table::ENTRY_SIZE;
 
+/// The table sizes a solve may be capped at, as a power of two of its entries.
+pub const TABLE_BITS: hane_engine::range::Allowed<u32> = hane_engine::range::Allowed::closed(10, 34);
+
 /// Solver settings.
 #[derive(Clone, Debug)]
 pub struct SolveOptions {

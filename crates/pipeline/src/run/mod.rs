@@ -116,7 +116,7 @@ const DEFAULT_CONFIG: &str = include_str!("../../../../configs/ttakji-5x5.toml")
 
 impl Run {
     /// Opens the run in `dir` (created if new) with the config in `config`, or the run's own
-    /// copy, or the embedded default; `seed` replaces the config's `[selfplay] seed`. A new
+    /// copy, or the embedded default; `seed` replaces the config's run seed. A new
     /// run keeps a copy of its config; a rerun with a different one is refused (only `[loop]
     /// generations` may change), as is a folder holding a run of other rules.
     pub fn open(dir: &Path, config: Option<&Path>, seed: Option<u64>) -> Result<Run, Error> {
@@ -127,7 +127,7 @@ impl Run {
             None => DEFAULT_CONFIG.to_string(),
         };
         let text = match seed {
-            Some(seed) => config::with_seed(&text, seed),
+            Some(seed) => config::with_seed(&text, seed).map_err(|e| Error::Input(e.0))?,
             None => text,
         };
         let name = config.map_or("the embedded default config".to_string(), |p| p.display().to_string());
@@ -147,7 +147,7 @@ impl Run {
             }
         }
         write_file(&copy, text.as_bytes())?;
-        let rules = cfg.selfplay.parsed_rules()?;
+        let rules = cfg.selfplay.played_rules();
         let state = RunState::load(dir, &rules.to_string())?;
         Ok(Run { cfg, rules, dir: dir.to_path_buf(), state })
     }
@@ -323,7 +323,7 @@ fn anchor_settings(cfg: &ConfigFile) -> anchors::AnchorSettings {
         gnugo_level: lc.anchor_gnugo_level,
         opening_turns: lc.anchor_opening_turns,
         komi: lc.anchor_komi,
-        seed: cfg.selfplay.seed ^ 0x616e_6368_6f72,
+        seed: cfg.seed ^ 0x616e_6368_6f72,
         // As many games at once as self-play has workers.
         threads: cfg.selfplay.threads,
     }
@@ -434,17 +434,13 @@ fn selfplay(
 ) -> Result<SelfplayDone, Error> {
     let (cfg, rules, run_dir) = (cx.cfg, &plan.rules, cx.dir);
     let mut sp = cfg.selfplay.clone();
-    sp.seed = sp.seed.wrapping_add(1_000_003 * u64::from(g));
+    sp.seed = cfg.seed.wrapping_add(1_000_003 * u64::from(g));
+    sp.rules = *rules;
     if rules.size != cx.rules.size {
-        sp.rules = rules.to_string();
         sp.seed ^= u64::from(rules.size) << 48;
     }
     if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
-        // Set in the parsed rules: appending `,komi=` to a rule string that names a komi
-        // would give the key twice, which the parser refuses.
-        let mut r = *rules;
-        r.komi = k;
-        sp.rules = r.to_string();
+        sp.rules.komi = k;
         on(Event::Line(format!("self-play komi centred on the latest estimate, {k}")));
     }
     let fac: EvaluatorFactory = if player == BASELINE {
@@ -500,7 +496,7 @@ fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> R
     tc.cycle_start = from;
     tc.steps = from + generation_steps(cfg, rows);
     // The run's seed reaches the trainer too (its first weights, shuffling and symmetries).
-    tc.seed ^= cfg.selfplay.seed << 32;
+    tc.seed ^= cfg.seed << 32;
     let (data, out) = (run_dir.join("selfplay"), run_dir.join("train"));
     on(Event::Training { steps: tc.steps });
     let s = hane_train::train(&tc, &data, &out, Some(cx.stop.flag()), &mut |p| on(Event::Train(p)));
@@ -552,7 +548,7 @@ fn gate(
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(format!("{}.json", gen_name(g)));
     let visits = lc.gate_visits;
-    let seed = cfg.selfplay.seed.wrapping_add(u64::from(g) << 20);
+    let seed = cfg.seed.wrapping_add(u64::from(g) << 20);
     let mut cand = SearchPlayer {
         evaluator: search_evaluator(run_dir, candidate, rules)?,
         visits,

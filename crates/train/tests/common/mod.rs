@@ -26,7 +26,7 @@ impl Drop for Temp {
 /// A b2c16 net on 5x5 ttakji with small batches: a step takes about a millisecond on a CPU.
 pub fn tiny(rules: &str) -> TrainConfig {
     TrainConfig {
-        rules: rules.into(),
+        rules: rules.parse().unwrap(),
         net: NetShape {
             blocks: 2,
             channels: 16,

@@ -15,7 +15,9 @@
 //!    each komi `k` the average of the win rate at `k - s`, `k`, `k`, `k + s` (`s` one domain
 //!    step) instead of the raw one, as KataGo does to smooth over the parity of area counts.
 //!
-//! Evaluations are cached per komi, and all of them are returned with the estimate.
+//! Evaluations are cached per komi, and all of them are returned with the estimate. Where
+//! the bound is exact ([`KomiSearch::exact_bound`]), komi past it is not evaluated: the
+//! rules decide the game there ([`KomiSearch::decided`]).
 //! [`curve`] then reads the win rate at every member of a range around the crossing
 //! (reusing those evaluations), for charts and for checking the estimate by eye: the
 //! bisection alone leaves gaps exactly where a reader wants to see the curve fall.
@@ -66,6 +68,12 @@ pub struct KomiSearch {
     /// result, so shifts stay within it and the bracket goes at most one member past it
     /// ([`KomiSearch::bracket_range`]).
     pub bound: f64,
+    /// Whether no score difference can exceed [`KomiSearch::bound`] (area and stone
+    /// scoring; territory's prisoners have no such cap): past it the rules decide every
+    /// game, so the search takes the decided result there ([`KomiSearch::decided`])
+    /// instead of asking the evaluator about a komi no game can be played at.
+    #[serde(default)]
+    pub exact_bound: bool,
 }
 
 impl KomiSearch {
@@ -82,7 +90,25 @@ impl KomiSearch {
             max_shifts: 3,
             max_window: 64,
             bound: if territory { 2.0 * area } else { area },
+            exact_bound: rules.scoring != Scoring::Territory,
         }
+    }
+
+    /// The result the rules decide at komi `k` when the bound is exact and `k` lies past
+    /// it: Black loses every game when `k` exceeds the largest margin and wins every game
+    /// when `-k` does, the lead being that margin less the komi. A net, asked there, can
+    /// only extrapolate from komi values it was trained at, and its reading past the bound
+    /// would move the crossing of a board whose fair komi is the bound itself (5x5 area Go).
+    pub fn decided(&self, k: Komi) -> Option<Eval> {
+        let k = k.as_f64();
+        if !self.exact_bound || k.abs() <= self.bound {
+            return None;
+        }
+        Some(if k > 0.0 {
+            Eval { lead: self.bound - k, win: 0.0 }
+        } else {
+            Eval { lead: -self.bound - k, win: 1.0 }
+        })
     }
 
     /// The indices of the smallest and largest domain members within the bound: where the
@@ -106,9 +132,9 @@ impl KomiSearch {
     /// 25 and 26, and only an evaluation at 26 (with smoothing, also at 27) can show it;
     /// Loose, whose domain steps by 2, needs the member past the area even for an exact
     /// evaluator whose Black wins at every komi below it. Past the bound the result is
-    /// decided (no score difference exceeds it), so the extra member costs one evaluation
-    /// and cannot move the crossing into komi the board cannot produce by more than one
-    /// step.
+    /// decided (no score difference exceeds it), so the extra member costs at most one
+    /// evaluation (none where the bound is exact) and cannot move the crossing into komi
+    /// the board cannot produce by more than one step.
     pub fn bracket_range(&self) -> (i64, i64) {
         let (bottom, top) = self.index_range();
         (bottom - 1, top + 1)
@@ -152,7 +178,7 @@ pub struct KomiEstimate {
     pub black_side: f64,
     /// The smallest member evaluated with Black's win rate at most 50%.
     pub white_side: f64,
-    /// Every evaluation, in the order made.
+    /// Every evaluation, in the order made (a decided result past an exact bound is none).
     pub evaluations: Vec<KomiPoint>,
 }
 
@@ -178,21 +204,33 @@ impl fmt::Display for KomiError {
 
 impl std::error::Error for KomiError {}
 
-/// Evaluations cached per komi (half-points), in the order made.
+/// Evaluations cached per komi (half-points), in the order made; past an exact bound the
+/// decided result stands in for one (cached, but not an evaluation).
 struct Cache<'a> {
+    search: &'a KomiSearch,
     evaluator: &'a mut dyn Evaluator,
     seen: BTreeMap<i32, Eval>,
     order: Vec<KomiPoint>,
 }
 
-impl Cache<'_> {
+impl<'a> Cache<'a> {
+    fn new(search: &'a KomiSearch, evaluator: &'a mut dyn Evaluator) -> Cache<'a> {
+        Cache { search, evaluator, seen: BTreeMap::new(), order: Vec::new() }
+    }
+
     fn get(&mut self, k: Komi) -> Eval {
         if let Some(e) = self.seen.get(&k.0) {
             return *e;
         }
-        let e = self.evaluator.eval(k);
+        let e = match self.search.decided(k) {
+            Some(e) => e,
+            None => {
+                let e = self.evaluator.eval(k);
+                self.order.push(KomiPoint { komi: k.as_f64(), eval: e });
+                e
+            }
+        };
         self.seen.insert(k.0, e);
-        self.order.push(KomiPoint { komi: k.as_f64(), eval: e });
         e
     }
 }
@@ -203,7 +241,7 @@ pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<Ko
     let (bottom, top) = search.index_range();
     let within = |k: Komi| d.nth(d.index_floor(k).clamp(bottom, top));
     let (bottom, top) = search.bracket_range();
-    let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
+    let mut cache = Cache::new(search, evaluator);
     // 1. Shift by the lead.
     let mut k = within(d.nearest(search.start));
     let mut limit = f64::INFINITY;
@@ -304,7 +342,7 @@ pub fn curve(
     let lo = d.index_floor(Komi((2.0 * (estimate.crossing - span)).ceil() as i32));
     let lo = if d.nth(lo).as_f64() < estimate.crossing - span { lo + 1 } else { lo };
     let hi = d.index_floor(Komi((2.0 * (estimate.crossing + span)).floor() as i32));
-    let mut cache = Cache { evaluator, seen: BTreeMap::new(), order: Vec::new() };
+    let mut cache = Cache::new(search, evaluator);
     for p in &estimate.evaluations {
         cache.seen.insert((2.0 * p.komi).round() as i32, p.eval);
     }
@@ -329,7 +367,7 @@ mod tests {
     }
 
     fn search(domain: KomiDomain, start: f64, smooth: bool) -> KomiSearch {
-        KomiSearch { domain, start, smooth, max_shifts: 3, max_window: 64, bound: 100.0 }
+        KomiSearch { domain, start, smooth, max_shifts: 3, max_window: 64, bound: 100.0, exact_bound: false }
     }
 
     #[test]
@@ -423,6 +461,45 @@ mod tests {
         let mut e = |k: Komi| Eval { lead: 0.0, win: if k.as_f64() < 25.0 { 1.0 } else { 0.0 } };
         let est = estimate(&s, &mut e).unwrap();
         assert_eq!((est.black_side, est.white_side, est.crossing, est.fair), (24.0, 26.0, 25.0, 24.0));
+    }
+
+    #[test]
+    fn past_an_exact_bound_the_rules_decide_not_the_evaluator() {
+        // A net that draws at the area but hallucinates Black wins past it, where no game
+        // can be won: with the bound exact, only komi within the area is asked, and the
+        // crossing is the area (5x5: 25) however the net extrapolates.
+        for smoothing in [false, true] {
+            for start in [7.0, 25.0, 40.0] {
+                let mut s = search(KomiDomain::Integers, start, smoothing);
+                (s.bound, s.exact_bound) = (25.0, true);
+                let mut asked = Vec::new();
+                let mut e = |k: Komi| {
+                    let k = k.as_f64();
+                    asked.push(k);
+                    let win = if k < 25.0 {
+                        1.0
+                    } else if k == 25.0 {
+                        0.5
+                    } else {
+                        0.9
+                    };
+                    Eval { lead: 25.0 - k, win }
+                };
+                let est = estimate(&s, &mut e).unwrap();
+                assert_eq!((est.crossing, est.fair), (25.0, 25.0), "{smoothing} {start}: {est:?}");
+                let c = curve(&s, &est, 12.5, &mut e);
+                assert!(asked.iter().all(|k| k.abs() <= 25.0), "{asked:?}");
+                assert!(c.iter().filter(|p| p.komi > 25.0).all(|p| p.eval.win == 0.0), "{c:?}");
+                assert!(c.iter().any(|p| p.komi == 26.0), "{c:?}");
+            }
+        }
+        // Below minus the bound Black wins everything; within it nothing is decided.
+        let mut s = search(KomiDomain::Integers, 0.0, false);
+        (s.bound, s.exact_bound) = (9.0, true);
+        assert_eq!(s.decided(Komi::from_f64(-10.0).unwrap()), Some(Eval { lead: 1.0, win: 1.0 }));
+        assert_eq!(s.decided(Komi::from_f64(9.0).unwrap()), None);
+        s.exact_bound = false;
+        assert_eq!(s.decided(Komi::from_f64(30.0).unwrap()), None);
     }
 
     #[test]

@@ -624,10 +624,10 @@ mod tests {
             });
             g
         };
-        let gens = [estimate(10.2), estimate(24.8)];
-        assert_eq!(centre(&gens), Some(25.0), "the newest, rounded into the domain");
+        let gens = [estimate(10.2), estimate(21.8)];
+        assert_eq!(centre(&gens), Some(22.0), "the newest, rounded into the domain");
         assert_eq!(centre(&gens[..1]), Some(10.0));
         let no_estimate = Generation { komi: None, ..gens[0].clone() };
-        assert_eq!(centre(&[gens[1].clone(), no_estimate]), Some(25.0));
+        assert_eq!(centre(&[gens[1].clone(), no_estimate]), Some(22.0));
     }
 }

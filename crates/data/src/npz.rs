@@ -16,7 +16,6 @@
 //! bytes are all distinct parts of the file: a few hundred times the file's length at worst,
 //! however many central directory entries it has.
 
-use std::fmt;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 /// Element type of an array.
@@ -244,17 +243,11 @@ const RATIO_SLACK: u64 = 1024;
 /// 10,000).
 const MAX_HEADER: usize = 1 << 16;
 
-/// Why an archive could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NpzError(pub String);
-
-impl fmt::Display for NpzError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad npz: {}", self.0)
-    }
-}
-
-impl std::error::Error for NpzError {}
+hane_engine::message_error!(
+    /// Why an archive could not be read.
+    NpzError,
+    prefix = "bad npz: "
+);
 
 impl From<std::io::Error> for NpzError {
     fn from(e: std::io::Error) -> NpzError {

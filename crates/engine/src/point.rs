@@ -4,8 +4,6 @@
 //! is a wall, so neighbour lookups never need bounds checks. A [`Point`] is an index into that
 //! array; it only means something together with the board size that produced it.
 
-use std::fmt;
-
 /// Largest supported board side.
 pub const MAX_SIZE: usize = 19;
 /// Number of cells of the largest padded board.
@@ -164,7 +162,7 @@ impl Geometry {
 
     /// Parses a GTP vertex such as `d4` or `T19` (case-insensitive; `I` is not a column).
     pub fn parse(self, s: &str) -> Result<Point, CoordError> {
-        let bad = || CoordError(s.to_string());
+        let bad = || CoordError(format!("not a vertex on this board: {s:?}"));
         let mut chars = s.chars();
         let c = chars.next().ok_or_else(bad)?.to_ascii_uppercase();
         let x = COLUMNS.iter().position(|&l| l as char == c).ok_or_else(bad)?;
@@ -180,17 +178,10 @@ impl Geometry {
     }
 }
 
-/// A vertex that is not on the board or not GTP syntax.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CoordError(pub String);
-
-impl fmt::Display for CoordError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a vertex on this board: {:?}", self.0)
-    }
-}
-
-impl std::error::Error for CoordError {}
+crate::message_error!(
+    /// A vertex that is not on the board or not GTP syntax.
+    CoordError
+);
 
 #[cfg(test)]
 mod tests {

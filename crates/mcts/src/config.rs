@@ -67,6 +67,10 @@ pub struct SearchConfig {
     /// every point is pass-alive. Other games and rule sets are unaffected; off, the search
     /// considers every legal action.
     pub prune_premature_pass: bool,
+    /// While `use_noise` is on, train the policy on Gumbel AlphaZero's completed-Q improved
+    /// policy (`softmax(log P + sigma(Q))`, Danihelka et al. 2022) instead of the pruned visit
+    /// counts; moves are still chosen from the visits. Off: KataGo's target.
+    pub completed_q_target: bool,
 }
 
 impl Default for SearchConfig {
@@ -85,6 +89,7 @@ impl Default for SearchConfig {
             forced_playouts_k: 2.0,
             use_noise: false,
             prune_premature_pass: true,
+            completed_q_target: false,
         }
     }
 }

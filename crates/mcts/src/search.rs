@@ -311,10 +311,12 @@ impl<G: Game> Search<G> {
     }
 
     /// The policy training target: the root's visit distribution, with forced playouts
-    /// pruned (KataGo's policy target pruning, paper §3.2) when self-play exploration is on; sums to 1,
-    /// in legal-action order. Empty when no child has been visited.
+    /// pruned (KataGo's policy target pruning, paper §3.2) when self-play exploration is on,
+    /// or the completed-Q improved policy when exploration and
+    /// [`SearchConfig::completed_q_target`] are on; sums to 1, in legal-action order. Empty
+    /// when no child has been visited.
     pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
-        let w = self.target_weights();
+        let w = self.policy_target_weights();
         if w.iter().all(|&x| x == 0.0) {
             return Vec::new();
         }
@@ -563,11 +565,10 @@ impl<G: Game> Search<G> {
         mix64(self.tie_salt ^ e as u64)
     }
 
-    /// Weights over root edges for the target and the move choice.
-    fn target_weights(&self) -> Vec<f32> {
+    /// What the root knows of each of its edges, in legal-action order.
+    fn root_children_info(&self) -> Vec<ChildInfo> {
         let me = self.tree.nodes[0].to_move;
-        let kids: Vec<ChildInfo> = self
-            .tree
+        self.tree
             .edges_of(0)
             .iter()
             .enumerate()
@@ -575,16 +576,33 @@ impl<G: Game> Search<G> {
                 let node = (e.child != NONE).then(|| &self.tree.nodes[e.child as usize]);
                 ChildInfo {
                     prior: self.root_prior(i),
+                    raw_prior: e.prior,
                     visits: node.map_or(0, |c| c.visits),
                     utility: node.and_then(|c| c.mean()).map_or(0.0, |v| self.utility_for(v, me)),
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Weights over root edges for the move choice (and the target, unless it is the
+    /// completed-Q one).
+    fn target_weights(&self) -> Vec<f32> {
+        let kids = self.root_children_info();
         if self.exploring() && self.cfg.forced_playouts_k > 0.0 {
             target::pruned_weights(&kids, self.cfg.c_puct, self.cfg.forced_playouts_k)
         } else {
             kids.iter().map(|c| c.visits as f32).collect()
         }
+    }
+
+    /// Weights over root edges for the policy training target.
+    fn policy_target_weights(&self) -> Vec<f32> {
+        if !(self.exploring() && self.cfg.completed_q_target) {
+            return self.target_weights();
+        }
+        let me = self.tree.nodes[0].to_move;
+        let root = self.tree.nodes[0].mean().map_or(0.0, |v| self.utility_for(v, me));
+        target::completed_q_weights(&self.root_children_info(), root, 1.0 + self.cfg.score_utility_weight)
     }
 
     /// Recomputes the root priors from the raw ones: unchanged without exploration, else

@@ -7,6 +7,12 @@
 //! every child except the most visited one (`c*`) subtract up to its forced playouts, but
 //! only as long as the child's PUCT score stays below `c*`'s — i.e. keep exactly the visits
 //! PUCT alone would have given it. A child left with at most one visit is removed outright.
+//!
+//! The alternative target, [`completed_q_weights`], is the improved policy of Gumbel
+//! AlphaZero (Danihelka, Guez, Schrittwieser and Silver, "Policy improvement by planning with
+//! Gumbel", ICLR 2022, §4 and appendix D): the net's logits plus a monotone transform of each
+//! child's mean value, so a move the search found better moves the target at once, however
+//! few visits it got.
 
 use hane_engine::rng::Rng;
 
@@ -15,6 +21,8 @@ use hane_engine::rng::Rng;
 pub(crate) struct ChildInfo {
     /// The prior the search used (noise included).
     pub prior: f32,
+    /// The net's own prior, before root noise and temperature.
+    pub raw_prior: f32,
     /// Completed visits.
     pub visits: u32,
     /// Mean utility from the root player's view (meaningless when `visits == 0`).
@@ -54,6 +62,44 @@ pub(crate) fn pruned_weights(children: &[ChildInfo], c_puct: f32, k: f32) -> Vec
         }
     }
     w
+}
+
+/// `c_visit` of the improved policy's value transform (the paper's value, appendix D).
+const C_VISIT: f64 = 50.0;
+/// `c_scale` of the same transform, for values scaled to [0, 1] (the paper's value).
+const C_SCALE: f64 = 1.0;
+
+/// The completed-Q policy target: `softmax(log P_raw + sigma(q))`, where `q` is each child's
+/// mean utility scaled from `[-bound, bound]` to `[0, 1]` (an unvisited child takes `v_mix`,
+/// the root's utility mixed with the prior-weighted mean of the visited children's) and
+/// `sigma(q) = (C_VISIT + max visits) * C_SCALE * q`. `root_utility` is the root's mean
+/// utility for the player to move; `bound` the largest utility's magnitude (1 plus the score
+/// weight). All zeros when no child has been visited.
+pub(crate) fn completed_q_weights(children: &[ChildInfo], root_utility: f32, bound: f32) -> Vec<f32> {
+    let total: f64 = children.iter().map(|c| f64::from(c.visits)).sum();
+    if total == 0.0 {
+        return vec![0.0; children.len()];
+    }
+    let scaled = |u: f32| ((f64::from(u) / f64::from(bound.max(1e-6)) + 1.0) / 2.0).clamp(0.0, 1.0);
+    let visited = || children.iter().filter(|c| c.visits > 0);
+    let mass: f64 = visited().map(|c| f64::from(c.raw_prior)).sum();
+    let mean_visited = if mass > 0.0 {
+        visited().map(|c| f64::from(c.raw_prior) * scaled(c.utility)).sum::<f64>() / mass
+    } else {
+        visited().map(|c| scaled(c.utility)).sum::<f64>() / visited().count() as f64
+    };
+    let v_mix = (scaled(root_utility) + total * mean_visited) / (1.0 + total);
+    let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0);
+    let sigma = (C_VISIT + f64::from(max_visits)) * C_SCALE;
+    let logits: Vec<f64> = children
+        .iter()
+        .map(|c| {
+            let q = if c.visits > 0 { scaled(c.utility) } else { v_mix };
+            f64::from(c.raw_prior).max(1e-30).ln() + sigma * q
+        })
+        .collect();
+    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    logits.iter().map(|&l| (l - top).exp() as f32).collect()
 }
 
 /// Weights scaled to sum to 1 (all zeros stay zeros).
@@ -108,7 +154,30 @@ mod tests {
     use super::*;
 
     fn child(prior: f32, visits: u32, utility: f32) -> ChildInfo {
-        ChildInfo { prior, visits, utility }
+        ChildInfo { prior, raw_prior: prior, visits, utility }
+    }
+
+    #[test]
+    fn completed_q_moves_the_target_to_a_better_move_with_few_visits() {
+        // The net prefers the first move; the search's one visit of the second found it
+        // better by 0.4 of the utility's range: the target goes there, the visits would not.
+        let kids = [child(0.7, 60, 0.0), child(0.2, 1, 0.4), child(0.1, 0, 0.0)];
+        let w = normalized(&completed_q_weights(&kids, 0.0, 1.0));
+        assert!(w[1] > 0.99, "{w:?}");
+        // The unvisited move is valued at the prior-weighted mean of the visited ones (0.54
+        // of the range), above the first move's 0.5 and below the second's 0.7.
+        assert!(w[0] < w[2] && w[2] < w[1], "{w:?}");
+    }
+
+    #[test]
+    fn completed_q_keeps_the_priors_where_the_values_agree() {
+        // Equal values everywhere (visited or not): the target is the net's prior.
+        let kids = [child(0.6, 30, 0.1), child(0.3, 10, 0.1), child(0.1, 0, 0.0)];
+        let w = normalized(&completed_q_weights(&kids, 0.1, 1.4));
+        for (got, want) in w.iter().zip([0.6, 0.3, 0.1]) {
+            assert!((got - want).abs() < 1e-4, "{w:?}");
+        }
+        assert_eq!(completed_q_weights(&[child(1.0, 0, 0.0)], 0.0, 1.0), vec![0.0]);
     }
 
     #[test]

@@ -261,3 +261,34 @@ fn a_move_filter_holds_at_the_depths_it_names() {
     };
     assert_eq!(search(true), search(false));
 }
+
+#[test]
+fn the_completed_q_target_follows_the_values_and_leaves_the_visits_alone() {
+    let cfg = SearchConfig::for_board(5).with_noise(true);
+    let cq = SearchConfig { completed_q_target: true, ..cfg };
+    let run = |cfg| {
+        let mut s = Search::new(fresh("ttakji,size=5"), cfg, 5);
+        s.run(&mut RolloutEvaluator::new(3), 300, 1);
+        s
+    };
+    let (plain, improved) = (run(cfg), run(cq));
+    // The same search (visits, values): only the target differs.
+    assert_eq!(plain.visit_counts(), improved.visit_counts());
+    let target = improved.policy_target();
+    assert!((target.iter().map(|&(_, p)| p).sum::<f32>() - 1.0).abs() < 1e-4);
+    assert_ne!(target, plain.policy_target());
+    // Rollouts rate the moves differently: the improved target is sharper than the prior
+    // and puts its largest weight on a visited move.
+    let visits: std::collections::HashMap<_, _> = improved.visit_counts().into_iter().collect();
+    let (best, p) =
+        target.iter().copied().fold((target[0].0, 0.0f32), |m, (a, p)| if p > m.1 { (a, p) } else { m });
+    assert!(visits[&best] > 0, "{best:?} {p}");
+    assert!(p > 1.0 / target.len() as f32, "{p}");
+    // Without exploration (matches, analysis) the target stays the visit counts.
+    let quiet = |cfg: SearchConfig| {
+        let mut s = Search::new(fresh("ttakji,size=5"), cfg.with_noise(false), 5);
+        s.run(&mut RolloutEvaluator::new(3), 100, 1);
+        s.policy_target()
+    };
+    assert_eq!(quiet(cfg), quiet(cq));
+}

@@ -32,6 +32,18 @@ pub const HALFLIFE: Allowed<f32> = Allowed::closed(0.0, 1000.0);
 /// What `score_utility` allows.
 pub const SCORE_UTILITY: Allowed<f32> = Allowed::closed(0.0, 10.0);
 
+/// What the policy head learns from each recorded search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyTarget {
+    /// The root's visit counts with forced playouts pruned (KataGo).
+    #[default]
+    Visits,
+    /// Gumbel AlphaZero's completed-Q improved policy
+    /// ([`SearchConfig::completed_q_target`]).
+    CompletedQ,
+}
+
 /// Everything a self-play run needs besides the evaluator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -105,6 +117,9 @@ pub struct SelfplayConfig {
     /// sides, the search judges the position as it would be played (0: the result only;
     /// [`FRACTION_F32`]).
     pub value_search_mix: f32,
+    /// The policy target of each recorded search: `visits` (KataGo's pruned visit counts) or
+    /// `completed_q` (the net's prior moved by the searched values, Gumbel AlphaZero's).
+    pub policy_target: PolicyTarget,
     /// Turn cap per game (0 = the rule set's own cap; [`MAX_TURNS`]; the engine's own limit of
     /// 16 turns per board point still applies).
     pub max_turns: u32,
@@ -137,6 +152,7 @@ impl Default for SelfplayConfig {
             temperature_halflife: 0.0,
             score_utility: 0.4,
             value_search_mix: 0.0,
+            policy_target: PolicyTarget::Visits,
             max_turns: 0,
             seed: 1,
         }
@@ -187,7 +203,11 @@ impl SelfplayConfig {
 
     /// The search parameters for this board.
     pub fn search(&self, size: usize) -> SearchConfig {
-        SearchConfig { score_utility_weight: self.score_utility, ..SearchConfig::for_board(size) }
+        SearchConfig {
+            score_utility_weight: self.score_utility,
+            completed_q_target: self.policy_target == PolicyTarget::CompletedQ,
+            ..SearchConfig::for_board(size)
+        }
     }
 
     /// Playout cap randomisation settings.

@@ -67,10 +67,22 @@ pub struct SearchConfig {
     /// every point is pass-alive. Other games and rule sets are unaffected; off, the search
     /// considers every legal action.
     pub prune_premature_pass: bool,
-    /// While `use_noise` is on, train the policy on Gumbel AlphaZero's completed-Q improved
-    /// policy (`softmax(log P + sigma(Q))`, Danihelka et al. 2022) instead of the pruned visit
-    /// counts; moves are still chosen from the visits. Off: KataGo's target.
-    pub completed_q_target: bool,
+    /// The policy training target while `use_noise` is on (without it, the visit counts);
+    /// moves are chosen from the visits either way.
+    pub policy_target: PolicyTarget,
+}
+
+/// What the policy head learns from a self-play search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
+pub enum PolicyTarget {
+    /// The root's visit counts with forced playouts pruned (KataGo's).
+    #[default]
+    Visits,
+    /// Gumbel AlphaZero's completed-Q improved policy, `softmax(log P + sigma(Q))`
+    /// (Danihelka et al. 2022): a move the search found better gains weight at once, however
+    /// few visits it got.
+    CompletedQ,
 }
 
 impl Default for SearchConfig {
@@ -89,7 +101,7 @@ impl Default for SearchConfig {
             forced_playouts_k: 2.0,
             use_noise: false,
             prune_premature_pass: true,
-            completed_q_target: false,
+            policy_target: PolicyTarget::Visits,
         }
     }
 }

@@ -27,7 +27,7 @@ mod target;
 mod tree;
 pub mod value;
 
-pub use config::{SearchConfig, MAX_VISITS, VISITS};
+pub use config::{PolicyTarget, SearchConfig, MAX_VISITS, VISITS};
 pub use eval::{EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use schedule::{temperature, PlayoutCap, TemperatureSchedule};
 pub use search::{ChildStats, Gather, LeafId, MoveFilter, Search};

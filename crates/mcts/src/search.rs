@@ -40,7 +40,7 @@
 //! Results do not depend on how gathers are batched except through that order: applying
 //! evaluations in gather order with a batch of 1 is exactly [`Search::run`] with batch 1.
 
-use crate::config::SearchConfig;
+use crate::config::{PolicyTarget, SearchConfig};
 use crate::eval::{EvalRequest, Evaluation, Evaluator};
 use crate::noise::dirichlet;
 use crate::target::{self, ChildInfo};
@@ -312,8 +312,8 @@ impl<G: Game> Search<G> {
 
     /// The policy training target: the root's visit distribution, with forced playouts
     /// pruned (KataGo's policy target pruning, paper §3.2) when self-play exploration is on,
-    /// or the completed-Q improved policy when exploration and
-    /// [`SearchConfig::completed_q_target`] are on; sums to 1, in legal-action order. Empty
+    /// or the completed-Q improved policy when exploration is on and
+    /// [`SearchConfig::policy_target`] asks for it; sums to 1, in legal-action order. Empty
     /// when no child has been visited.
     pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
         let w = self.policy_target_weights();
@@ -597,7 +597,7 @@ impl<G: Game> Search<G> {
 
     /// Weights over root edges for the policy training target.
     fn policy_target_weights(&self) -> Vec<f32> {
-        if !(self.exploring() && self.cfg.completed_q_target) {
+        if !(self.exploring() && self.cfg.policy_target == PolicyTarget::CompletedQ) {
             return self.target_weights();
         }
         let me = self.tree.nodes[0].to_move;

@@ -6,7 +6,7 @@ mod common;
 
 use common::{position, rules};
 use hane_engine::{Action, Game, GameState};
-use hane_mcts::{Evaluator, Gather, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
+use hane_mcts::{Evaluator, Gather, PolicyTarget, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use std::collections::HashSet;
 
 /// Sum of the root's child visits.
@@ -265,7 +265,7 @@ fn a_move_filter_holds_at_the_depths_it_names() {
 #[test]
 fn the_completed_q_target_follows_the_values_and_leaves_the_visits_alone() {
     let cfg = SearchConfig::for_board(5).with_noise(true);
-    let cq = SearchConfig { completed_q_target: true, ..cfg };
+    let cq = SearchConfig { policy_target: PolicyTarget::CompletedQ, ..cfg };
     let run = |cfg| {
         let mut s = Search::new(fresh("ttakji,size=5"), cfg, 5);
         s.run(&mut RolloutEvaluator::new(3), 300, 1);

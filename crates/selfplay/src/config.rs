@@ -8,7 +8,7 @@
 
 use hane_engine::range::{Allowed, Invalid, FRACTION_F32, THREADS, TURNS};
 use hane_engine::Rules;
-use hane_mcts::{PlayoutCap, SearchConfig, TemperatureSchedule, VISITS};
+use hane_mcts::{PlayoutCap, PolicyTarget, SearchConfig, TemperatureSchedule, VISITS};
 use serde::{Deserialize, Serialize};
 
 /// What `games_in_flight` allows.
@@ -31,18 +31,6 @@ pub const TEMPERATURE: Allowed<f32> = Allowed::closed(0.0, 10.0);
 pub const HALFLIFE: Allowed<f32> = Allowed::closed(0.0, 1000.0);
 /// What `score_utility` allows.
 pub const SCORE_UTILITY: Allowed<f32> = Allowed::closed(0.0, 10.0);
-
-/// What the policy head learns from each recorded search.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicyTarget {
-    /// The root's visit counts with forced playouts pruned (KataGo).
-    #[default]
-    Visits,
-    /// Gumbel AlphaZero's completed-Q improved policy
-    /// ([`SearchConfig::completed_q_target`]).
-    CompletedQ,
-}
 
 /// Everything a self-play run needs besides the evaluator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -205,7 +193,7 @@ impl SelfplayConfig {
     pub fn search(&self, size: usize) -> SearchConfig {
         SearchConfig {
             score_utility_weight: self.score_utility,
-            completed_q_target: self.policy_target == PolicyTarget::CompletedQ,
+            policy_target: self.policy_target,
             ..SearchConfig::for_board(size)
         }
     }

@@ -11,6 +11,8 @@ use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
+use hane_engine::sgf::SgfGame;
+use hane_engine::{Geometry, Komi, Rules, Turn};
 use hane_eval::solver::{solve_guessing, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -50,6 +52,18 @@ pub struct Args {
     /// Seconds between two saves.
     #[arg(long, default_value_t = 300)]
     save_every: u64,
+    /// Once solved, also prove Black's margin after every first move (one per class of
+    /// symmetric moves).
+    #[arg(long)]
+    values: bool,
+    /// Once solved, also find and print a principal variation: moves that keep the value to
+    /// the end of the game.
+    #[arg(long)]
+    line: bool,
+    /// Write the principal variation to this SGF file (implies --line); its result is the
+    /// engine's count of the final position.
+    #[arg(long)]
+    sgf: Option<PathBuf>,
 }
 
 /// The machine's memory in MiB, from `/proc/meminfo`.
@@ -117,6 +131,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         progress_every: 1 << 22,
         node_limit: a.node_limit.unwrap_or(u64::MAX),
         stop: Some(stop::stop().flag()),
+        values: a.values,
+        line: a.line || a.sgf.is_some(),
     };
     stop::install("the search", Second::Exit)?;
     errln!(
@@ -137,5 +153,20 @@ pub fn run(a: Args) -> Result<(), Failure> {
         e => Failure::other(e),
     })?;
     outln!("{s}");
+    if let Some(path) = &a.sgf {
+        hane_pipeline::write_file(path, line_sgf(&rules, &s.line)?.as_bytes())?;
+    }
     crate::write_json(a.json.as_deref(), &s)
+}
+
+/// The principal variation `line` from the empty board under `rules` (komi 0) as SGF.
+fn line_sgf(rules: &Rules, line: &[String]) -> Result<String, Failure> {
+    let mut game = SgfGame::new(Rules { komi: Komi(0), ..*rules });
+    game.black = Some("perfect play".into());
+    game.white = Some("perfect play".into());
+    let geo = Geometry::new(rules.size);
+    for name in line {
+        game.turns.push(Turn::parse(name, geo).map_err(Failure::other)?);
+    }
+    game.to_sgf().map_err(Failure::other)
 }

@@ -27,6 +27,26 @@ fn a_guess_changes_nothing_but_the_time() {
 }
 
 #[test]
+fn the_first_moves_values_and_a_principal_variation_as_sgf() {
+    let dir = std::env::temp_dir().join(format!("hane-solve-lines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sgf = dir.join("pv.sgf");
+    let args =
+        ["solve", "--rules", "loose", "--size", "3", "--no-save", "--values", "--sgf", sgf.to_str().unwrap()];
+    let (code, out, err) = hane(&args);
+    assert_eq!(code, 0, "{err}");
+    // Loose 3x3: Black +8 from the centre or an edge, -8 from a corner or by passing.
+    for line in ["B2  +8", "A2  +8 (C2 B3 B1)", "A1  -8 (C1 A3 C3)", "pass  -8", "principal variation: "] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    let game = hane_engine::sgf::SgfGame::parse(&std::fs::read_to_string(&sgf).unwrap()).unwrap();
+    assert_eq!(game.result.as_deref(), Some("B+8"));
+    let pv = out.lines().find_map(|l| l.strip_prefix("principal variation: ")).unwrap();
+    assert_eq!(game.turns.len(), pv.split(' ').count(), "{pv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let (code, _, err) = hane(&["solve", "--rules", "ttakji", "--size", "3", "--guess", "many"]);
     assert_eq!(code, 2, "{err}");

@@ -47,6 +47,7 @@
 
 mod checkpoint;
 mod deps;
+mod lines;
 mod reference;
 mod search;
 mod symmetry;
@@ -92,6 +93,12 @@ pub struct SolveOptions {
     /// limit ([`SolveError::Unfinished`]): it is polled at each progress report and every few
     /// thousand nodes.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Once the value is proved, also prove the value of every first turn, one per class of
+    /// turns that the position's symmetries map onto each other ([`Solution::values`]).
+    pub values: bool,
+    /// Once the value is proved, also find a principal variation: from the position to the
+    /// end of the game, a turn at each step that keeps the value ([`Solution::line`]).
+    pub line: bool,
 }
 
 impl Default for SolveOptions {
@@ -103,6 +110,8 @@ impl Default for SolveOptions {
             progress_every: 1 << 20,
             node_limit: u64::MAX,
             stop: None,
+            values: false,
+            line: false,
         }
     }
 }
@@ -218,8 +227,28 @@ pub struct Solution {
     pub fair: FairKomi,
     /// Whether some searched line ended at the move cap (then the cap is part of the result).
     pub capped: bool,
+    /// With [`SolveOptions::values`]: the exact value after each first turn, one per class of
+    /// symmetric turns, the best for the side to move first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<TurnValue>,
+    /// With [`SolveOptions::line`]: a principal variation, turns that keep the value from the
+    /// position to the end of the game (`C3`, `pass`; a Sligo slide as `D3-D4 C3`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line: Vec<String>,
     /// Search statistics.
     pub stats: Progress,
+}
+
+/// The exact value after one first turn ([`Solution::values`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnValue {
+    /// The turn, and its images under the symmetries of the position (which have its value),
+    /// the turn first.
+    pub turns: Vec<String>,
+    /// Black's margin after it under perfect play (komi 0).
+    pub margin: i32,
+    /// `4 * margin + tie`.
+    pub value: i32,
 }
 
 impl Solution {
@@ -262,6 +291,19 @@ impl fmt::Display for Solution {
                 self.stats.resumed_seconds
             ),
         };
+        if !self.values.is_empty() {
+            writeln!(f, "Black's margin after each first move under perfect play (its images in brackets):")?;
+            for v in &self.values {
+                let images = match &v.turns[1..] {
+                    [] => String::new(),
+                    more => format!(" ({})", more.join(" ")),
+                };
+                writeln!(f, "  {:>6}  {:+}{images}", v.turns[0], v.margin)?;
+            }
+        }
+        if !self.line.is_empty() {
+            writeln!(f, "principal variation: {}", self.line.join(" "))?;
+        }
         write!(
             f,
             "{} nodes, {} table hits in {:.1}s{earlier}{capped}",
@@ -357,17 +399,36 @@ pub fn solve_guessing(
     let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
     let position = format!("{} after [{}]", start.rules(), names.join(" "));
     let mut search = search::Search::new(&start, &line, &position, options, progress, clock)?;
-    let Some((value, best, capped)) = search.run(&start, guess) else {
-        return Err(match search.save_error() {
+    let gave_up = |search: &search::Search, value: Option<i32>| {
+        let mut stats = search.stats();
+        if let Some(v) = value {
+            (stats.lower, stats.upper) = (v, v);
+        }
+        match search.save_error() {
             Some(e) => SolveError::Save(e.into()),
-            None => SolveError::Unfinished(search.stats()),
-        });
+            None => SolveError::Unfinished(stats),
+        }
     };
-    let stats = search.stats();
+    let Some((value, best, capped)) = search.run(&start, guess) else {
+        return Err(gave_up(&search, None));
+    };
+    let values = match options.values {
+        true => {
+            lines::values(&mut search, &start, &line, value).ok_or_else(|| gave_up(&search, Some(value)))?
+        }
+        false => Vec::new(),
+    };
+    let principal = match options.line {
+        true => lines::principal(&mut search, &start, &line, value)
+            .ok_or_else(|| gave_up(&search, Some(value)))?,
+        false => Vec::new(),
+    };
+    let mut stats = search.stats();
+    (stats.lower, stats.upper) = (value, value);
     Ok(Solution {
         rules: start.rules().to_string(),
         moves: names,
-        margin: value.div_euclid(4) + i32::from(value.rem_euclid(4) == 3),
+        margin: margin(value),
         tie: match value.rem_euclid(4) {
             1 => "b",
             3 => "w",
@@ -378,8 +439,15 @@ pub fn solve_guessing(
         best: best.map(|a| a.name(geo)),
         fair: FairKomi::from_value(value, KomiDomain::of(rules)),
         capped,
+        values,
+        line: principal,
         stats,
     })
+}
+
+/// Black's margin of a value `4 * margin + tie`.
+fn margin(value: i32) -> i32 {
+    value.div_euclid(4) + i32::from(value.rem_euclid(4) == 3)
 }
 
 /// The rules with komi 0, and the state after `moves` with every position on the way.

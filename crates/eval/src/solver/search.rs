@@ -80,6 +80,9 @@ struct Saver {
 pub(super) struct Search<'a> {
     table: Option<Table>,
     save: Option<Saver>,
+    /// The first root's state once the search has moved on to others ([`Search::reroot`]):
+    /// what the saves record as the root.
+    first_root: Option<Root>,
     /// Why the last save failed; the search then gives up.
     save_error: Option<String>,
     /// The root's best action and whether a searched line hit the cap, so far.
@@ -151,6 +154,7 @@ impl<'a> Search<'a> {
         let mut search = Search {
             table,
             save: None,
+            first_root: None,
             save_error: None,
             best: None,
             capped: false,
@@ -204,10 +208,9 @@ impl<'a> Search<'a> {
         Ok(search)
     }
 
-    /// Saves what the search has proved (see `checkpoint`); a failure ends the search.
-    fn write_save(&mut self) {
-        let Some(save) = &mut self.save else { return };
-        let root = Root {
+    /// The root's state as a save records it.
+    fn root_record(&self) -> Root {
+        Root {
             lower: self.stats.lower,
             upper: self.stats.upper,
             depth: self.stats.depth,
@@ -216,7 +219,19 @@ impl<'a> Search<'a> {
             nodes: self.stats.resumed_nodes + self.stats.nodes,
             seconds: self.stats.resumed_seconds + self.clock.elapsed().as_secs_f64(),
             history: self.history.clone(),
-        };
+        }
+    }
+
+    /// Saves what the search has proved (see `checkpoint`); a failure ends the search.
+    fn write_save(&mut self) {
+        if self.save.is_none() {
+            return;
+        }
+        let mut root = self.root_record();
+        if let Some(first) = &self.first_root {
+            root = Root { nodes: root.nodes, seconds: root.seconds, history: root.history, ..first.clone() };
+        }
+        let Some(save) = &mut self.save else { return };
         if let Err(e) = checkpoint::save(&save.to.path, &save.position, &root, self.table.as_ref()) {
             self.save_error = Some(format!("cannot save the solve to {}: {e}", save.to.path.display()));
         }
@@ -264,25 +279,35 @@ impl<'a> Search<'a> {
     /// then "at least `guess + 1`?"; when it is right, those two null-window searches prove
     /// it. Otherwise, or without a guess, the remaining interval is bisected.
     pub fn run(&mut self, g: &GameState, guess: Option<i32>) -> Option<(i32, Option<Action>, bool)> {
-        let (mut lo, mut hi, mut depth) = (self.stats.lower, self.stats.upper, self.stats.depth);
-        let maximize = g.to_move() == Color::Black;
-        while lo < hi {
-            (self.stats.lower, self.stats.upper, self.stats.depth) = (lo, hi, depth);
+        while self.stats.lower < self.stats.upper {
+            let (lo, hi) = (self.stats.lower, self.stats.upper);
             // Is the value at least x?
             let x = match guess {
                 Some(v) if lo < v && v <= hi => v,
                 Some(v) if lo == v && v < hi => v + 1,
                 _ => lo + (hi - lo + 1) / 2,
             };
-            // Depth-limited, each side in turn tries to prove its side of the test (the one a
-            // guess expects first); to the end of every line, one search decides it.
-            let provers: &[Option<Color>] = match (depth, guess) {
+            self.decide(g, x, guess.is_some_and(|v| x > v))?;
+        }
+        self.finish(false);
+        Some((self.stats.lower, self.best, self.capped))
+    }
+
+    /// Whether the value of `g` is at least `x`: deepens until a search decides it, and
+    /// narrows the proven bounds in the statistics; `None` when the search gives up. Each
+    /// iteration of a depth-limited search tries Black's proof first, White's first if
+    /// `white_first` (a guess that expects the answer "no").
+    pub fn decide(&mut self, g: &GameState, x: i32, white_first: bool) -> Option<bool> {
+        let maximize = g.to_move() == Color::Black;
+        self.stats.test = x;
+        loop {
+            // Depth-limited, each side in turn tries to prove its side of the test; to the end
+            // of every line, one search decides it.
+            let provers: &[Option<Color>] = match (self.stats.depth, white_first) {
                 (u32::MAX, _) => &[None],
-                (_, Some(v)) if x > v => &[Some(Color::White), Some(Color::Black)],
-                _ => &[Some(Color::Black), Some(Color::White)],
+                (_, true) => &[Some(Color::White), Some(Color::Black)],
+                (_, false) => &[Some(Color::Black), Some(Color::White)],
             };
-            let mut decided = false;
-            self.stats.test = x;
             for &prover in provers {
                 self.prover = prover;
                 self.stats.prover = match prover {
@@ -290,7 +315,7 @@ impl<'a> Search<'a> {
                     Some(Color::Black) => Prover::Black,
                     Some(Color::White) => Prover::White,
                 };
-                let node = self.search(g, x - 1, x, depth);
+                let node = self.search(g, x - 1, x, self.stats.depth);
                 if self.giving_up() {
                     self.finish(true);
                     return None;
@@ -299,21 +324,43 @@ impl<'a> Search<'a> {
                 if maximize && node.lower >= x || !maximize && node.upper < x {
                     self.best = node.best;
                 }
-                lo = lo.max(node.lower);
-                hi = hi.min(node.upper);
-                (self.stats.lower, self.stats.upper) = (lo, hi);
-                decided = node.lower >= x || node.upper < x;
-                if decided {
-                    break;
+                let s = &mut self.stats;
+                (s.lower, s.upper) = (s.lower.max(node.lower), s.upper.min(node.upper));
+                if node.lower >= x || node.upper < x {
+                    return Some(node.lower >= x);
                 }
             }
-            if !decided {
-                depth = depth.saturating_add(DEPTH_STEP);
-                self.stats.depth = depth;
-            }
+            self.stats.depth = self.stats.depth.saturating_add(DEPTH_STEP);
         }
-        self.finish(false);
-        Some((lo, self.best, self.capped))
+    }
+
+    /// Makes `g`, reached through the positions `line`, the root of the next [`Search::run`]
+    /// or [`Search::decide`], with the table kept: its entries are proven bounds, reused only
+    /// where the new history agrees with what they depend on. The saves from now on record
+    /// the first root's state as it is now (solved, when this follows its run), so that a
+    /// rerun continues from them with the searches of the new roots in the table.
+    pub fn reroot(&mut self, g: &GameState, line: &[GameState]) {
+        if self.first_root.is_none() {
+            self.first_root = Some(self.root_record());
+        }
+        if self.superko {
+            self.path = line.iter().chain([g]).map(|s| Stones::of(s.board())).collect();
+        }
+        let s = &mut self.stats;
+        (s.lower, s.upper) = (-self.max_value, self.max_value);
+        s.depth = if self.benson { 1 } else { u32::MAX };
+        s.prover = Prover::Both;
+        (self.best, self.capped) = (None, false);
+    }
+
+    /// The action the table remembers as best for `g`, if it holds an entry for it.
+    pub fn hint(&self, g: &GameState) -> Option<Action> {
+        let table = self.table.as_ref()?;
+        let stones = Stones::of(g.board());
+        let frame = self.frames.canonical(stones);
+        let legal = self.simple_ko.then(|| legal_actions(g));
+        let key = self.frames.key(g, stones, frame, legal.as_deref());
+        table.get(key).find_map(|e| self.frames.action_from(frame, e.best))
     }
 
     /// The statistics so far.

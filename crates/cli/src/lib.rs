@@ -15,6 +15,7 @@ pub mod analysis_cmd;
 pub mod bench;
 pub mod gtp;
 pub mod handover;
+pub mod judge_cmd;
 pub mod komi_cmd;
 pub mod light;
 pub mod loop_cmd;

@@ -2,7 +2,8 @@
 //!
 //! - [`solver`]: an exact alpha-beta solver for tiny boards of every rule set; it gives the
 //!   minimax score margin from the empty board and hence the exact fair komi, the ground
-//!   truth the estimators are tested against.
+//!   truth the estimators are tested against; [`judge`]: the solver as a judge of a net,
+//!   the share of its turns that keep the exact value of positions it can settle.
 //! - [`elo`]: maximum-likelihood Elo from pairwise match results, with 95% intervals.
 //! - [`gate`]: promotion decisions for a candidate net: Wald's SPRT on win/draw/loss counts
 //!   and a plain win-rate threshold.
@@ -23,6 +24,7 @@ pub mod domain;
 pub mod elo;
 pub mod gate;
 pub mod gtp;
+pub mod judge;
 pub mod komi;
 mod linalg;
 pub mod logistic;

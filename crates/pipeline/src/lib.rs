@@ -1,6 +1,6 @@
 //! hane's product logic above the libraries: the `hane loop` run of generations (self-play,
 //! training, gating, komi estimate, Elo anchors) resumable from its folder, the komi report
-//! of `hane komi`, the players named on a command line (nets loaded for the front-ends of
+//! of `hane komi`, the solver's judgement of a run's nets (`hane judge`), the players named on a command line (nets loaded for the front-ends of
 //! `hane_front` among them), and config files. The `hane` binary parses arguments, shows
 //! progress and maps [`Error`]s to exit codes; everything it runs is here or in
 //! `hane_front`, so it can be tested without spawning the binary.
@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod config;
 mod error;
+pub mod judge;
 pub mod komi;
 pub mod match_report;
 pub mod net_rules;

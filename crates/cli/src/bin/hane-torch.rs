@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 use hane_cli::analysis_cmd::katago_argv;
 use hane_cli::light::Light;
 use hane_cli::nets::Loaded;
-use hane_cli::{bench, komi_cmd, loop_cmd, match_cmd, selfplay_cmd, train_cmd};
+use hane_cli::{bench, judge_cmd, komi_cmd, loop_cmd, match_cmd, selfplay_cmd, train_cmd};
 use std::process::ExitCode;
 
 /// mimalloc serves every allocation of the process, libtorch's included (its `override`
@@ -32,6 +32,8 @@ enum Command {
     Match(match_cmd::Args),
     /// Estimate the fair komi of a rule set (KataGo's method, plus a self-play sweep).
     Komi(komi_cmd::Args),
+    /// Judge a run's nets by the exact solver on positions from its self-play.
+    Judge(judge_cmd::Args),
     /// Benchmarks.
     Bench(bench::Args),
 }
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Loop(a) => loop_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),
         Command::Komi(a) => komi_cmd::run(a),
+        Command::Judge(a) => judge_cmd::run(a),
         Command::Bench(a) => bench::run(a),
     })
 }

@@ -254,11 +254,17 @@ pub struct TurnValue {
 impl Solution {
     /// The result of perfect play at komi `k`.
     pub fn outcome_at(&self, k: Komi) -> Outcome {
-        match self.value.cmp(&(2 * k.0)) {
-            std::cmp::Ordering::Greater => Outcome::Black,
-            std::cmp::Ordering::Less => Outcome::White,
-            std::cmp::Ordering::Equal => Outcome::Draw,
-        }
+        outcome_at(self.value, k)
+    }
+}
+
+/// The result of perfect play at komi `k` in a position of value `value` (`4 * margin +
+/// tie`).
+pub fn outcome_at(value: i32, k: Komi) -> Outcome {
+    match value.cmp(&(2 * k.0)) {
+        std::cmp::Ordering::Greater => Outcome::Black,
+        std::cmp::Ordering::Less => Outcome::White,
+        std::cmp::Ordering::Equal => Outcome::Draw,
     }
 }
 

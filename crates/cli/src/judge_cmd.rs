@@ -1,0 +1,89 @@
+//! `hane judge`: the exact solver as the judge of a run's nets (see
+//! [`hane_pipeline::judge`]): positions from the run's self-play that the solver settles, and
+//! per generation the share where the net's raw policy and its search keep the exact value
+//! and the result. Writes `judge/positions.json`, `judge/scores.json` and `judge.png` into the
+//! run's folder. Ctrl-C or SIGTERM stops it before the next position or net, keeping what is
+//! done (exit code 130); the same command goes on from there.
+
+use crate::output::{errln, outln};
+use crate::stop::{self, Second};
+use crate::Failure;
+use hane_mcts::VISITS;
+use hane_pipeline::judge::{judge_run, JudgeEvent, JudgeSettings};
+use std::path::PathBuf;
+
+/// Arguments of `hane judge`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The run's folder (as `hane loop --out` made it).
+    #[arg(long)]
+    run: PathBuf,
+    /// Positions to judge the nets on.
+    #[arg(long, default_value_t = 200)]
+    positions: usize,
+    /// Draw positions at least this many turns into their game [default: three fifths of the
+    /// board's points, when the solver settles most 5x5 positions in seconds].
+    #[arg(long)]
+    min_turn: Option<usize>,
+    /// Node budget of the solve of one position and its turns; one it does not settle is
+    /// skipped.
+    #[arg(long, default_value_t = 4_000_000)]
+    nodes: u64,
+    #[arg(long, default_value_t = 64, help = format!("Visits of the searched turn ({VISITS})"))]
+    visits: u32,
+    /// Seed of the sampling and the searches.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// The board size of the run in `dir`, from its first self-play record.
+fn board_points(dir: &std::path::Path) -> Option<usize> {
+    let generation = std::fs::read_dir(dir.join("selfplay")).ok()?.flatten().map(|e| e.path()).min()?;
+    let record = std::fs::read_dir(generation.join("sgf")).ok()?.flatten().map(|e| e.path()).min()?;
+    let game = hane_engine::sgf::SgfGame::parse(&std::fs::read_to_string(record).ok()?).ok()?;
+    Some(usize::from(game.rules.size).pow(2))
+}
+
+/// Runs `hane judge`.
+pub fn run(a: Args) -> Result<(), Failure> {
+    VISITS.check("--visits", a.visits).map_err(Failure::input)?;
+    if a.positions == 0 || a.nodes == 0 {
+        return Err(Failure::input("--positions and --nodes: at least one"));
+    }
+    if !a.run.is_dir() {
+        return Err(Failure::input(format!("--run {}: not a folder", a.run.display())));
+    }
+    let min_turn = a.min_turn.or_else(|| board_points(&a.run).map(|n| n * 3 / 5)).unwrap_or(0);
+    let settings =
+        JudgeSettings { positions: a.positions, min_turn, nodes: a.nodes, visits: a.visits, seed: a.seed };
+    stop::install("before the next position or net", Second::Wait)?;
+    let mut report = |e: JudgeEvent| {
+        match e {
+        JudgeEvent::Sampled { solved, tried, wanted } => {
+            if tried % 10 == 0 || solved == wanted {
+                errln!("positions: {solved} of {wanted} solved from {tried} samples");
+            }
+        }
+        JudgeEvent::Scored(g) => errln!(
+            "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps the value {:.3}, \
+             the result {:.3} (result at stake in {} of {})",
+            g.generation,
+            g.raw.value,
+            g.raw.result,
+            g.searched.value,
+            g.searched.result,
+            g.raw.result_at_stake,
+            g.raw.positions
+        ),
+    }
+    };
+    let scores = judge_run(&a.run, &settings, &stop::stop(), &mut report)?;
+    let n = scores.first().map_or(0, |g| g.raw.positions);
+    outln!("{} generations judged on {n} solved positions", scores.len());
+    outln!(
+        "scores: {}; plot: {}",
+        a.run.join("judge/scores.json").display(),
+        a.run.join("judge.png").display()
+    );
+    Ok(())
+}

@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long, default_value_t = 200)]
     positions: usize,
     /// Draw positions at least this many turns into their game [default: three fifths of the
-    /// board's points, when the solver settles most 5x5 positions in seconds].
+    /// board's points, where the solver settles most 5x5 positions in seconds].
     #[arg(long)]
     min_turn: Option<usize>,
     /// Node budget of the solve of one position and its turns; one it does not settle is
@@ -36,14 +36,6 @@ pub struct Args {
     seed: u64,
 }
 
-/// The board size of the run in `dir`, from its first self-play record.
-fn board_points(dir: &std::path::Path) -> Option<usize> {
-    let generation = std::fs::read_dir(dir.join("selfplay")).ok()?.flatten().map(|e| e.path()).min()?;
-    let record = std::fs::read_dir(generation.join("sgf")).ok()?.flatten().map(|e| e.path()).min()?;
-    let game = hane_engine::sgf::SgfGame::parse(&std::fs::read_to_string(record).ok()?).ok()?;
-    Some(usize::from(game.rules.size).pow(2))
-}
-
 /// Runs `hane judge`.
 pub fn run(a: Args) -> Result<(), Failure> {
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
@@ -53,20 +45,23 @@ pub fn run(a: Args) -> Result<(), Failure> {
     if !a.run.is_dir() {
         return Err(Failure::input(format!("--run {}: not a folder", a.run.display())));
     }
-    let min_turn = a.min_turn.or_else(|| board_points(&a.run).map(|n| n * 3 / 5)).unwrap_or(0);
-    let settings =
-        JudgeSettings { positions: a.positions, min_turn, nodes: a.nodes, visits: a.visits, seed: a.seed };
+    let settings = JudgeSettings {
+        positions: a.positions,
+        min_turn: a.min_turn,
+        nodes: a.nodes,
+        visits: a.visits,
+        seed: a.seed,
+    };
     stop::install("before the next position or net", Second::Wait)?;
-    let mut report = |e: JudgeEvent| {
-        match e {
+    let mut report = |e: JudgeEvent| match e {
         JudgeEvent::Sampled { solved, tried, wanted } => {
             if tried % 10 == 0 || solved == wanted {
                 errln!("positions: {solved} of {wanted} solved from {tried} samples");
             }
         }
         JudgeEvent::Scored(g) => errln!(
-            "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps the value {:.3}, \
-             the result {:.3} (result at stake in {} of {})",
+            "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps the \
+             value {:.3}, the result {:.3} (result at stake in {} of {})",
             g.generation,
             g.raw.value,
             g.raw.result,
@@ -75,7 +70,6 @@ pub fn run(a: Args) -> Result<(), Failure> {
             g.raw.result_at_stake,
             g.raw.positions
         ),
-    }
     };
     let scores = judge_run(&a.run, &settings, &stop::stop(), &mut report)?;
     let n = scores.first().map_or(0, |g| g.raw.positions);

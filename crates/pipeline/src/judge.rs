@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 pub struct JudgeSettings {
     /// Positions wanted.
     pub positions: usize,
-    /// A position is at least this many turns into its game.
-    pub min_turn: usize,
+    /// A position is at least this many turns into its game (default: three fifths of the
+    /// board's points, where the solver settles most 5x5 positions in seconds).
+    pub min_turn: Option<usize>,
     /// Node budget of the solve of one position and its turns.
     pub nodes: u64,
     /// Visits of the searched turn.
@@ -110,13 +111,23 @@ fn files(dir: &Path, prefix: &str, suffix: &str) -> Result<Vec<PathBuf>, Error> 
     Ok(out)
 }
 
-/// Every self-play record of the run in `dir`, generation by generation.
+/// Every self-play record of the run in `dir` on its own board, generation by generation
+/// (`selfplay/gen-NNN/sgf`; a run on several sizes keeps the others' in `gen-NNN-SxS`).
 fn records(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for generation in files(&dir.join("selfplay"), "gen-", "")? {
-        out.extend(files(&generation.join("sgf"), "", ".sgf")?);
+        let name = generation.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name["gen-".len()..].bytes().all(|b| b.is_ascii_digit()) {
+            out.extend(files(&generation.join("sgf"), "", ".sgf")?);
+        }
     }
     Ok(out)
+}
+
+/// The record at `path`.
+fn read_record(path: &Path) -> Result<SgfGame, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    SgfGame::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 
 /// Sample number `k`: a record and a turn of it at least `min_turn` turns in where the game
@@ -128,9 +139,7 @@ fn sample(
     min_turn: usize,
 ) -> Result<Option<(SgfGame, usize)>, Error> {
     let mut rng = Rng::new(mix64(seed ^ mix64(k)));
-    let path = &records[rng.below(records.len())];
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let game = SgfGame::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let game = read_record(&records[rng.below(records.len())])?;
     // Turn t of a game of n turns leaves the position before its last turn at most.
     let n = game.turns.len();
     if n <= min_turn || !game.handicap.is_empty() {
@@ -147,11 +156,22 @@ fn sample_positions(
     stop: &Stop,
     progress: &mut dyn FnMut(JudgeEvent),
 ) -> Result<Vec<ExactPosition>, Error> {
+    let records = records(dir)?;
+    let Some(first) = records.first() else {
+        return Err(Error::Input(format!(
+            "{}: no self-play records under selfplay/gen-*/sgf",
+            dir.display()
+        )));
+    };
+    let min_turn = match s.min_turn {
+        Some(t) => t,
+        None => usize::from(read_record(first)?.rules.size).pow(2) * 3 / 5,
+    };
     let path = dir.join("judge").join("positions.json");
     let mut sampled: Sampled = read_or_default(&path)?;
     if sampled.tried == 0 {
-        (sampled.min_turn, sampled.nodes, sampled.seed) = (s.min_turn, s.nodes, s.seed);
-    } else if (sampled.min_turn, sampled.nodes, sampled.seed) != (s.min_turn, s.nodes, s.seed) {
+        (sampled.min_turn, sampled.nodes, sampled.seed) = (min_turn, s.nodes, s.seed);
+    } else if (sampled.min_turn, sampled.nodes, sampled.seed) != (min_turn, s.nodes, s.seed) {
         return Err(Error::Input(format!(
             "{} holds positions drawn with --min-turn {} --nodes {} --seed {}; pass those, or delete it",
             path.display(),
@@ -164,18 +184,11 @@ fn sample_positions(
         sampled.positions.truncate(s.positions);
         return Ok(sampled.positions);
     }
-    let records = records(dir)?;
-    if records.is_empty() {
-        return Err(Error::Input(format!(
-            "{}: no self-play records under selfplay/gen-*/sgf",
-            dir.display()
-        )));
-    }
     // Give up on a run whose records give (almost) no position the budget settles.
     let limit = sampled.tried + 50 * s.positions as u64;
     while sampled.positions.len() < s.positions && sampled.tried < limit {
         stop.check()?;
-        let drawn = sample(&records, sampled.tried, s.seed, s.min_turn)?;
+        let drawn = sample(&records, sampled.tried, s.seed, min_turn)?;
         if let Some((game, at)) = drawn {
             let turns = &game.turns[..at];
             let position = ExactPosition::solve(&game.rules, turns, s.nodes, Some(stop.flag()))

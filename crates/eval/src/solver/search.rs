@@ -224,9 +224,6 @@ impl<'a> Search<'a> {
 
     /// Saves what the search has proved (see `checkpoint`); a failure ends the search.
     fn write_save(&mut self) {
-        if self.save.is_none() {
-            return;
-        }
         let mut root = self.root_record();
         if let Some(first) = &self.first_root {
             root = Root { nodes: root.nodes, seconds: root.seconds, history: root.history, ..first.clone() };

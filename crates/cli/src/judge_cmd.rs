@@ -27,9 +27,9 @@ pub struct Args {
     min_turn: Option<usize>,
     /// Node budget of the solve of one position and its turns; one it does not settle is
     /// skipped.
-    #[arg(long, default_value_t = 4_000_000)]
+    #[arg(long, default_value_t = JudgeSettings::NODES)]
     nodes: u64,
-    #[arg(long, default_value_t = 64, help = format!("Visits of the searched turn ({VISITS})"))]
+    #[arg(long, default_value_t = JudgeSettings::VISITS, help = format!("Visits of the searched turn ({VISITS})"))]
     visits: u32,
     /// Seed of the sampling and the searches.
     #[arg(long, default_value_t = 1)]
@@ -53,23 +53,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         seed: a.seed,
     };
     stop::install("before the next position or net", Second::Wait)?;
-    let mut report = |e: JudgeEvent| match e {
-        JudgeEvent::Sampled { solved, tried, wanted } => {
-            if tried % 10 == 0 || solved == wanted {
-                errln!("positions: {solved} of {wanted} solved from {tried} samples");
-            }
+    let mut report = |e: JudgeEvent| {
+        if e.worth_a_line() {
+            errln!("{e}");
         }
-        JudgeEvent::Scored(g) => errln!(
-            "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps the \
-             value {:.3}, the result {:.3} (result at stake in {} of {})",
-            g.generation,
-            g.raw.value,
-            g.raw.result,
-            g.searched.value,
-            g.searched.result,
-            g.raw.result_at_stake,
-            g.raw.positions
-        ),
     };
     let scores = judge_run(&a.run, &settings, &stop::stop(), &mut report)?;
     let n = scores.first().map_or(0, |g| g.raw.positions);

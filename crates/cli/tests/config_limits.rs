@@ -83,6 +83,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "anchor_gnugo_level", "11"),
     ("loop", "anchor_opening_turns", "1000000"),
     ("loop", "anchor_komi", "0.3"),
+    ("loop", "judge_positions", "1000000"),
 ];
 
 /// The `[loop]` keys that are unset by default, so absent from its serialised defaults.

@@ -1,6 +1,7 @@
 //! `hane judge` end to end on a run folder made by hand: two generations' checkpoints (an
 //! untrained tiny net) and self-play records of random 5x5 games; the scores, the plot, a
-//! rerun that reuses everything, and bad input.
+//! rerun that reuses everything, and bad input; and `hane loop` with `judge_positions`, on a
+//! tiny 3x3 run continued with the judge turned on.
 
 mod common;
 mod run;
@@ -76,5 +77,80 @@ fn the_nets_of_a_run_are_judged_once_and_a_rerun_reuses_everything() {
     assert!(err.contains("--min-turn 19"), "{err}");
     let (code, _, err) = hane(&["judge", "--run", dir.join("nothing").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A tiny 3x3 loop with the judge on: `judge_positions` left out, then set.
+fn loop_config(generations: u32, judge_positions: u32) -> String {
+    format!(
+        r#"rules = "ttakji,size=3"
+[selfplay]
+games_in_flight = 8
+batch_size = 16
+full_visits = 16
+fast_visits = 4
+resign_threshold = 0.0
+[train]
+steps = 10
+batch_size = 32
+warmup_steps = 2
+checkpoint_every = 10
+[train.net]
+blocks = 1
+channels = 8
+[loop]
+generations = {generations}
+games = 16
+gate_games = 0
+komi_visits = 8
+judge_positions = {judge_positions}
+"#
+    )
+}
+
+#[test]
+fn the_loop_judges_its_nets_once_the_generations_are_done() {
+    let dir = std::env::temp_dir().join(format!("hane-loop-judge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cfg, out) = (dir.join("cfg.toml"), dir.join("run"));
+    let hane_loop = |generations, positions| {
+        std::fs::write(&cfg, loop_config(generations, positions)).unwrap();
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+    };
+    let scored = || -> Vec<u64> {
+        let text = std::fs::read_to_string(out.join("judge/scores.json")).unwrap();
+        let scores: serde_json::Value = serde_json::from_str(&text).unwrap();
+        scores["generations"].as_array().unwrap().iter().map(|g| g["generation"].as_u64().unwrap()).collect()
+    };
+    let (code, stdout, stderr) = hane_loop(1, 0);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!out.join("judge").exists() && !stdout.contains("exact judge"), "{stdout}");
+    // Continued with the judge on: the finished generation is judged.
+    let (code, stdout, stderr) = hane_loop(1, 3);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("== the exact judge: 3 positions"), "{stdout}");
+    assert!(
+        stdout.contains("positions: 3 of 3 solved") && stdout.contains("generation 0: raw policy"),
+        "{stdout}"
+    );
+    assert_eq!(scored(), [0]);
+    assert!(std::fs::read(out.join("judge.png")).unwrap().starts_with(b"\x89PNG"));
+    // One more generation: only the new net is judged, on the same positions.
+    let positions = std::fs::read(out.join("judge/positions.json")).unwrap();
+    let (code, stdout, stderr) = hane_loop(2, 3);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("generation 1: raw policy") && !stdout.contains("generation 0: raw policy"),
+        "{stdout}"
+    );
+    assert_eq!(scored(), [0, 1]);
+    assert_eq!(std::fs::read(out.join("judge/positions.json")).unwrap(), positions);
+    // Another key than generations and judge_positions is still refused.
+    std::fs::write(&cfg, loop_config(2, 3).replace("komi_visits = 8", "komi_visits = 9")).unwrap();
+    let (code, _, stderr) =
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("only [loop] generations and judge_positions may change"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -38,6 +38,8 @@ pub const LOOP_MATCH_GAMES: Allowed<u32> = Allowed::closed(0, MATCH_GAMES.hi());
 /// What `komi_visits` allows (0: no estimate), and `anchor_visits` without anchor matches:
 /// none up to [`MAX_VISITS`].
 pub const VISITS_OR_NONE: Allowed<u32> = Allowed::closed(0, MAX_VISITS);
+/// What `judge_positions` allows (0: no judge).
+pub const JUDGE_POSITIONS: Allowed<u32> = Allowed::closed(0, 100_000);
 /// What `samples_per_row` and each of `size_weights` allow.
 pub const WEIGHT: Allowed<f64> = Allowed::closed(0.0, 1000.0);
 
@@ -123,6 +125,11 @@ pub struct LoopConfig {
     /// share of the weights is its share of the generation's board points (games × area), so
     /// a size of side s plays `games` × its share × (the rules' area / s²) games.
     pub size_weights: Vec<f64>,
+    /// Positions of the exact judge ([`crate::judge`]) run once the generations are done:
+    /// every generation's net scored against the solver on positions from the run's
+    /// self-play, into `judge/` and `judge.png` ([`JUDGE_POSITIONS`]; 0: no judge). Like
+    /// `generations`, it may change when a run is continued.
+    pub judge_positions: u32,
 }
 
 impl Default for LoopConfig {
@@ -143,6 +150,7 @@ impl Default for LoopConfig {
             anchor_opening_turns: 2,
             anchor_komi: None,
             size_weights: Vec::new(),
+            judge_positions: 0,
         }
     }
 }
@@ -158,6 +166,7 @@ impl LoopConfig {
         GENERATIONS.check("anchor_every", self.anchor_every)?;
         VISITS.check("gate_visits", self.gate_visits)?;
         VISITS_OR_NONE.check("komi_visits", self.komi_visits)?;
+        JUDGE_POSITIONS.check("judge_positions", self.judge_positions)?;
         let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
         anchor_visits.check("anchor_visits", self.anchor_visits)?;
         TURNS.check("gate_opening_turns", self.gate_opening_turns)?;

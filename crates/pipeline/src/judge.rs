@@ -43,6 +43,18 @@ pub struct JudgeSettings {
     pub seed: u64,
 }
 
+impl JudgeSettings {
+    /// The default node budget of one position's solve.
+    pub const NODES: u64 = 4_000_000;
+    /// The default visits of the searched turn.
+    pub const VISITS: u32 = 64;
+
+    /// `positions` positions drawn with `seed`, at the default turn, budget and visits.
+    pub fn with_defaults(positions: usize, seed: u64) -> JudgeSettings {
+        JudgeSettings { positions, min_turn: None, nodes: Self::NODES, visits: Self::VISITS, seed }
+    }
+}
+
 /// The positions and how many samples they took (solved or not).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Sampled {
@@ -80,6 +92,39 @@ pub enum JudgeEvent {
     },
     /// A generation's net was judged.
     Scored(GenerationScore),
+}
+
+impl JudgeEvent {
+    /// Whether the event is worth a line of progress: every tenth sample, the last one, and
+    /// every generation judged.
+    pub fn worth_a_line(&self) -> bool {
+        match self {
+            JudgeEvent::Sampled { solved, tried, wanted } => tried % 10 == 0 || solved == wanted,
+            JudgeEvent::Scored(_) => true,
+        }
+    }
+}
+
+impl std::fmt::Display for JudgeEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JudgeEvent::Sampled { solved, tried, wanted } => {
+                write!(f, "positions: {solved} of {wanted} solved from {tried} samples")
+            }
+            JudgeEvent::Scored(g) => write!(
+                f,
+                "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps \
+                 the value {:.3}, the result {:.3} (result at stake in {} of {})",
+                g.generation,
+                g.raw.value,
+                g.raw.result,
+                g.searched.value,
+                g.searched.result,
+                g.raw.result_at_stake,
+                g.raw.positions
+            ),
+        }
+    }
 }
 
 /// Reads a JSON file of the judge's, or the default if there is none.

@@ -49,6 +49,7 @@ pub use state::{
 };
 
 use crate::config::{self, ConfigFile, SizePlan};
+use crate::judge::{judge_run, JudgeEvent, JudgeSettings};
 use crate::komi::{komi_report, KomiProgress, KomiReport, KomiSettings, Method};
 use crate::players::{model_factory, net, BoxedEvaluator};
 use crate::{write_file, Error, Stop};
@@ -118,7 +119,8 @@ impl Run {
     /// Opens the run in `dir` (created if new) with the config in `config`, or the run's own
     /// copy, or the embedded default; `seed` replaces the config's run seed. A new
     /// run keeps a copy of its config; a rerun with a different one is refused (only `[loop]
-    /// generations` may change), as is a folder holding a run of other rules.
+    /// generations` and `judge_positions` may change), as is a folder holding a run of other
+    /// rules.
     pub fn open(dir: &Path, config: Option<&Path>, seed: Option<u64>) -> Result<Run, Error> {
         let copy = dir.join("config.toml");
         let text = match config {
@@ -138,9 +140,11 @@ impl Run {
             let mut before =
                 config::parse(&old).map_err(|e| Error::Input(format!("{}: {e}", copy.display())))?;
             before.pipeline.generations = cfg.pipeline.generations;
+            before.pipeline.judge_positions = cfg.pipeline.judge_positions;
             if before != cfg {
                 return Err(Error::Input(format!(
-                    "{} was started with a different config ({}); only [loop] generations may change",
+                    "{} was started with a different config ({}); only [loop] generations and \
+                     judge_positions may change",
                     dir.display(),
                     copy.display()
                 )));
@@ -185,6 +189,19 @@ impl Run {
         }
         report::write(st, run_dir)?;
         on(Event::Line(report::final_lines(st, run_dir)));
+        let positions = cfg.pipeline.judge_positions as usize;
+        if positions > 0 {
+            on(Event::Line(format!("== the exact judge: {positions} positions from the run's self-play")));
+            let settings = JudgeSettings::with_defaults(positions, cfg.seed);
+            let mut report = |e: JudgeEvent| {
+                if e.worth_a_line() {
+                    on(Event::Line(e.to_string()));
+                }
+            };
+            judge_run(run_dir, &settings, stop, &mut report)?;
+            let (scores, plot) = (run_dir.join("judge/scores.json"), run_dir.join("judge.png"));
+            on(Event::Line(format!("judge: {}; plot: {}", scores.display(), plot.display())));
+        }
         Ok(())
     }
 }

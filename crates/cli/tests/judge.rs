@@ -70,6 +70,21 @@ fn the_nets_of_a_run_are_judged_once_and_a_rerun_reuses_everything() {
         "{err}"
     );
     assert_eq!(std::fs::read(dir.join("judge/positions.json")).unwrap(), positions);
+    // A scores file from before the points lost were measured is scored again.
+    let mut old = scores.clone();
+    old.as_object_mut().unwrap().remove("format");
+    for g in old["generations"].as_array_mut().unwrap() {
+        for player in ["raw", "searched"] {
+            g[player].as_object_mut().unwrap().retain(|k, _| !k.ends_with("points_lost"));
+        }
+    }
+    std::fs::write(dir.join("judge/scores.json"), old.to_string()).unwrap();
+    let (code, _, err) = hane(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("generation 0: raw policy") && err.contains("points (Black"), "{err}");
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("judge/scores.json")).unwrap()).unwrap();
+    assert_eq!(again, scores);
     // Other sampling settings than the saved positions' are refused, naming them.
     let other = ["judge", "--run", dir.to_str().unwrap(), "--positions", "3", "--min-turn", "10"];
     let (code, _, err) = hane(&other);

@@ -33,7 +33,7 @@ pub struct ExactPosition {
 }
 
 /// What one turn keeps of a position's exact result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Kept {
     /// The exact value: Black's margin under perfect play.
     pub value: bool,
@@ -41,6 +41,10 @@ pub struct Kept {
     pub result: bool,
     /// Whether some turn of the position loses the result (else every turn keeps it).
     pub result_at_stake: bool,
+    /// The points the turn gives away against the exact value (0 when it keeps it).
+    pub points_lost: f64,
+    /// Whether Black is to move.
+    pub black_to_move: bool,
 }
 
 impl ExactPosition {
@@ -93,10 +97,15 @@ impl ExactPosition {
         let name = t.name(geo);
         let after = self.values.iter().find(|v| v.turns.contains(&name))?.value;
         let keeps_result = |v: i32| outcome_at(v, self.rules.komi) == outcome_at(self.value, self.rules.komi);
+        // Values are 4 × Black's margin + tie, the best for the mover the position's own; a
+        // game's turns alternate sides (a Sligo turn is a slide and a placement of one side).
+        let black_to_move = self.turns.len() % 2 == 0;
         Some(Kept {
             value: after == self.value,
             result: keeps_result(after),
             result_at_stake: self.values.iter().any(|v| !keeps_result(v.value)),
+            points_lost: f64::from((self.value - after).abs()) / 4.0,
+            black_to_move,
         })
     }
 
@@ -165,6 +174,16 @@ pub struct Accuracy {
     pub result_at_stake: usize,
     /// Share of those whose turn kept the result.
     pub result: f64,
+    /// The points its turns gave away against the exact value, on average per position (0 in
+    /// a file written before it was measured).
+    #[serde(default)]
+    pub points_lost: f64,
+    /// The same, over the positions with Black to move.
+    #[serde(default)]
+    pub black_points_lost: f64,
+    /// The same, over the positions with White to move.
+    #[serde(default)]
+    pub white_points_lost: f64,
 }
 
 impl Accuracy {
@@ -177,7 +196,19 @@ impl Accuracy {
         let (positions, value) = share(&mut kept.iter().map(|k| k.value));
         let (result_at_stake, result) =
             share(&mut kept.iter().filter(|k| k.result_at_stake).map(|k| k.result));
-        Accuracy { positions, value, result_at_stake, result }
+        let mean_lost = |of: &mut dyn Iterator<Item = &Kept>| {
+            let (n, sum) = of.fold((0usize, 0.0), |(n, sum), k| (n + 1, sum + k.points_lost));
+            sum / n.max(1) as f64
+        };
+        Accuracy {
+            positions,
+            value,
+            result_at_stake,
+            result,
+            points_lost: mean_lost(&mut kept.iter()),
+            black_points_lost: mean_lost(&mut kept.iter().filter(|k| k.black_to_move)),
+            white_points_lost: mean_lost(&mut kept.iter().filter(|k| !k.black_to_move)),
+        }
     }
 }
 

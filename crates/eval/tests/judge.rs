@@ -82,6 +82,7 @@ fn a_player_that_keeps_the_value_scores_one_and_the_worst_what_ties_allow() {
     // Black to move: values are listed best first; White to move, best first for White.
     let (raw, searched) = judge(&mut Knowing::new(&list, false), &list, 16, 1).unwrap();
     assert_eq!((raw.positions, raw.value, raw.result), (12, 1.0, 1.0), "{raw:?}");
+    assert_eq!((raw.points_lost, raw.black_points_lost, raw.white_points_lost), (0.0, 0.0, 0.0));
     assert!(raw.result_at_stake > 0 && raw.result_at_stake < 12, "{raw:?}");
     assert_eq!((searched.positions, searched.result_at_stake), (12, raw.result_at_stake));
     assert!((0.0..=1.0).contains(&searched.value) && (0.0..=1.0).contains(&searched.result));
@@ -91,6 +92,19 @@ fn a_player_that_keeps_the_value_scores_one_and_the_worst_what_ties_allow() {
     let (raw, _) = judge(&mut Knowing::new(&list, true), &list, 16, 1).unwrap();
     assert_eq!((raw.value, raw.result), (same as f64 / 12.0, 0.0), "{raw:?}");
     assert!(raw.value < 1.0, "{raw:?}");
+    // It gives away the gap between the best and the worst turn, in points (value = 4 ×
+    // margin + tie), split by the side to move.
+    let gap = |p: &ExactPosition| f64::from((p.value - p.values.last().unwrap().value).abs()) / 4.0;
+    let mean = |black: bool| {
+        let of: Vec<f64> = list.iter().filter(|p| (p.turns.len() % 2 == 0) == black).map(gap).collect();
+        assert!(!of.is_empty(), "both sides to move among the positions");
+        of.iter().sum::<f64>() / of.len() as f64
+    };
+    let all = list.iter().map(gap).sum::<f64>() / 12.0;
+    assert!(all > 0.0);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert!(close(raw.points_lost, all), "{raw:?} against {all}");
+    assert!(close(raw.black_points_lost, mean(true)) && close(raw.white_points_lost, mean(false)), "{raw:?}");
 }
 
 #[test]

@@ -113,13 +113,20 @@ impl std::fmt::Display for JudgeEvent {
             }
             JudgeEvent::Scored(g) => write!(
                 f,
-                "generation {}: raw policy keeps the value {:.3}, the result {:.3}; search keeps \
-                 the value {:.3}, the result {:.3} (result at stake in {} of {})",
+                "generation {}: raw policy keeps the value {:.3}, the result {:.3}, loses {:.3} \
+                 points (Black {:.3}, White {:.3}); search keeps the value {:.3}, the result \
+                 {:.3}, loses {:.3} points (Black {:.3}, White {:.3}) (result at stake in {} of {})",
                 g.generation,
                 g.raw.value,
                 g.raw.result,
+                g.raw.points_lost,
+                g.raw.black_points_lost,
+                g.raw.white_points_lost,
                 g.searched.value,
                 g.searched.result,
+                g.searched.points_lost,
+                g.searched.black_points_lost,
+                g.searched.white_points_lost,
                 g.raw.result_at_stake,
                 g.raw.positions
             ),
@@ -262,9 +269,15 @@ fn generation_of(path: &Path) -> Option<u32> {
     path.file_name()?.to_str()?.strip_prefix("gen-")?.strip_suffix(".safetensors")?.parse().ok()
 }
 
+/// The format of `scores.json`: 1 added the points lost; an older file's nets are scored again.
+const SCORES_FORMAT: u32 = 1;
+
 /// The scores so far, and what they were judged on.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Scores {
+    /// What the scores hold ([`SCORES_FORMAT`]; 0: a file from before the points lost).
+    #[serde(default)]
+    format: u32,
     /// The number of positions and a hash of them.
     positions: usize,
     positions_hash: u64,
@@ -299,8 +312,10 @@ pub fn judge_run(
     let path = dir.join("judge").join("scores.json");
     let mut scores: Scores = read_or_default(&path)?;
     let hash = hash_of(&positions);
-    if (scores.positions, scores.positions_hash, scores.visits) != (positions.len(), hash, s.visits) {
+    let judged_on = (SCORES_FORMAT, positions.len(), hash, s.visits);
+    if (scores.format, scores.positions, scores.positions_hash, scores.visits) != judged_on {
         scores = Scores {
+            format: SCORES_FORMAT,
             positions: positions.len(),
             positions_hash: hash,
             visits: s.visits,

@@ -3,20 +3,17 @@
 //! libtorch), gating and the komi estimate, `hane train`, and `hane selfplay`. Nothing
 //! partial is left, and the same command then finishes the job.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const STEPS: u64 = 60;
 
-const CONFIG: &str = r#"
-[selfplay]
-rules = "ttakji,size=5"
-games_in_flight = 8
-batch_size = 16
-full_visits = 16
-fast_visits = 4
-resign_threshold = 0.0
+const CONFIG: &str = concat!(
+    common::tiny_selfplay!(),
+    r#"rules = "ttakji,size=5"
 [train]
 rules = "ttakji,size=5"
 steps = 60
@@ -36,7 +33,8 @@ games = 8
 gate_games = 2
 gate_visits = 4
 komi_visits = 8
-"#;
+"#
+);
 
 struct TempDir(PathBuf);
 

@@ -95,17 +95,11 @@ fn the_nets_of_a_run_are_judged_once_and_a_rerun_reuses_everything() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A tiny 3x3 loop with the judge on: `judge_positions` left out, then set.
+/// A tiny 3x3 loop of `generations` with `judge_positions`.
 fn loop_config(generations: u32, judge_positions: u32) -> String {
     format!(
         r#"rules = "ttakji,size=3"
-[selfplay]
-games_in_flight = 8
-batch_size = 16
-full_visits = 16
-fast_visits = 4
-resign_threshold = 0.0
-[train]
+{}[train]
 steps = 10
 batch_size = 32
 warmup_steps = 2
@@ -119,7 +113,8 @@ games = 16
 gate_games = 0
 komi_visits = 8
 judge_positions = {judge_positions}
-"#
+"#,
+        common::tiny_selfplay!()
     )
 }
 

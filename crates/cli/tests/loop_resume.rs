@@ -4,6 +4,8 @@
 //! generation's self-play was centred on, and a komi estimate in every generation whether or
 //! not its candidate passed the gate.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,14 +13,9 @@ use std::time::{Duration, Instant};
 const GAMES: usize = 24;
 const STEPS: u64 = 20;
 
-const CONFIG: &str = r#"
-[selfplay]
-rules = "ttakji,size=5"
-games_in_flight = 8
-batch_size = 16
-full_visits = 16
-fast_visits = 4
-resign_threshold = 0.0
+const CONFIG: &str = concat!(
+    common::tiny_selfplay!(),
+    r#"rules = "ttakji,size=5"
 [train]
 rules = "ttakji,size=5"
 steps = 20
@@ -41,7 +38,8 @@ gate_visits = 4
 komi_visits = 8
 anchor_games = 2
 anchor_visits = 4
-"#;
+"#
+);
 
 fn names(dir: &Path, ext: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -45,3 +45,15 @@ pub fn setup_dir(var: &str, name: &str) -> PathBuf {
     assert!(dir.exists(), "{} does not exist: run scripts/setup.sh (or set {var})", dir.display());
     dir
 }
+
+/// The `[selfplay]` table of the tiny loops the tests run: few games in flight and visits, no
+/// resignation. A macro, so that a test's config stays one literal: `concat!(tiny_selfplay!(),
+/// "...")`.
+#[allow(unused_macros)] // as the module's functions: not every test file uses it
+macro_rules! tiny_selfplay {
+    () => {
+        "[selfplay]\ngames_in_flight = 8\nbatch_size = 16\nfull_visits = 16\nfast_visits = 4\nresign_threshold = 0.0\n"
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use tiny_selfplay;

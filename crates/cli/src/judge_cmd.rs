@@ -1,7 +1,7 @@
 //! `hane judge`: the exact solver as the judge of a run's nets (see
 //! [`hane_pipeline::judge`]): positions from the run's self-play that the solver settles, and
 //! per generation the share where the net's raw policy and its search keep the exact value
-//! and the result. Writes `judge/positions.json`, `judge/scores.json` and `judge.png` into the
+//! and the result. Writes `judge/positions.json`, `judge/scores.json`, `judge.png` and `judge-points.png` into the
 //! run's folder. Ctrl-C or SIGTERM stops it before the next position or net, keeping what is
 //! done (exit code 130); the same command goes on from there.
 
@@ -62,9 +62,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let n = scores.first().map_or(0, |g| g.raw.positions);
     outln!("{} generations judged on {n} solved positions", scores.len());
     outln!(
-        "scores: {}; plot: {}",
+        "scores: {}; plots: {}, {}",
         a.run.join("judge/scores.json").display(),
-        a.run.join("judge.png").display()
+        a.run.join("judge.png").display(),
+        a.run.join("judge-points.png").display()
     );
     Ok(())
 }

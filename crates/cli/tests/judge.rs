@@ -60,7 +60,9 @@ fn the_nets_of_a_run_are_judged_once_and_a_rerun_reuses_everything() {
     }
     // The same net twice: the same scores.
     assert_eq!(generations[0]["raw"], generations[1]["raw"], "{scores}");
-    assert!(std::fs::read(dir.join("judge.png")).unwrap().starts_with(b"\x89PNG"));
+    for plot in ["judge.png", "judge-points.png"] {
+        assert!(std::fs::read(dir.join(plot)).unwrap().starts_with(b"\x89PNG"), "{plot}");
+    }
     let positions = std::fs::read(dir.join("judge/positions.json")).unwrap();
     // A rerun solves nothing and scores nothing again.
     let (code, out, err) = hane(&args);

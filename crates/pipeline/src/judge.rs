@@ -15,7 +15,8 @@
 //!   the positions where its raw policy's first choice, and its search's turn, keep the exact
 //!   value and the result at the game's komi. A generation is scored once for a given set of
 //!   positions; a rerun scores only what is new.
-//! - `judge.png`: those shares per generation, beside the run's `elo.png`.
+//! - `judge.png`: those shares per generation, beside the run's `elo.png`, and
+//!   `judge-points.png`: the points the turns give away per position, by side to move.
 
 use crate::players::net;
 use crate::{write_file, write_json, Error, Stop};
@@ -339,12 +340,14 @@ pub fn judge_run(
         write_json(&path, &scores)?;
         progress(JudgeEvent::Scored(score));
     }
-    write_file(&dir.join("judge.png"), &chart(&rules, &scores).png())?;
+    let (shares, points) = charts(&rules, &scores);
+    write_file(&dir.join("judge.png"), &shares.png())?;
+    write_file(&dir.join("judge-points.png"), &points.png())?;
     Ok(scores.generations)
 }
 
-/// `judge.png`: the four shares per generation.
-fn chart(rules: &Rules, scores: &Scores) -> Chart {
+/// `judge.png`, the four shares per generation, and `judge-points.png`, the points lost.
+fn charts(rules: &Rules, scores: &Scores) -> (Chart, Chart) {
     let line = |name: &str, f: fn(&GenerationScore) -> f64| {
         Series::new(
             name,
@@ -358,16 +361,20 @@ fn chart(rules: &Rules, scores: &Scores) -> Chart {
     if let Ok(preset) = Rules::preset_sized(text.split(',').next().unwrap_or(""), rules.size) {
         shown.komi = preset.komi;
     }
-    Chart::new(
-        format!("Exact judge: {shown}, {} positions", scores.positions),
-        "generation",
-        "share of turns keeping the value / result",
-    )
-    .with_y_range(0.0, 1.0)
-    .with_series(line(&format!("search {}: value", scores.visits), |g| g.searched.value))
-    .with_series(line("search: result", |g| g.searched.result))
-    .with_series(line("policy: value", |g| g.raw.value))
-    .with_series(line("policy: result", |g| g.raw.result))
+    let title = format!("Exact judge: {shown}, {} positions", scores.positions);
+    let search = format!("search {}", scores.visits);
+    let shares = Chart::new(title.as_str(), "generation", "share of turns keeping the value / result")
+        .with_y_range(0.0, 1.0)
+        .with_series(line(&format!("{search}: value"), |g| g.searched.value))
+        .with_series(line("search: result", |g| g.searched.result))
+        .with_series(line("policy: value", |g| g.raw.value))
+        .with_series(line("policy: result", |g| g.raw.result));
+    let points = Chart::new(title, "generation", "points lost per position")
+        .with_series(line(&format!("{search}: Black to move"), |g| g.searched.black_points_lost))
+        .with_series(line("search: White to move", |g| g.searched.white_points_lost))
+        .with_series(line("policy: Black to move", |g| g.raw.black_points_lost))
+        .with_series(line("policy: White to move", |g| g.raw.white_points_lost));
+    (shares, points)
 }
 
 #[cfg(test)]

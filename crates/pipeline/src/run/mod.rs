@@ -199,8 +199,9 @@ impl Run {
                 }
             };
             judge_run(run_dir, &settings, stop, &mut report)?;
-            let (scores, plot) = (run_dir.join("judge/scores.json"), run_dir.join("judge.png"));
-            on(Event::Line(format!("judge: {}; plot: {}", scores.display(), plot.display())));
+            let scores = run_dir.join("judge/scores.json");
+            let plots = ["judge.png", "judge-points.png"].map(|f| run_dir.join(f).display().to_string());
+            on(Event::Line(format!("judge: {}; plots: {}", scores.display(), plots.join(", "))));
         }
         Ok(())
     }

@@ -1,0 +1,118 @@
+//! Which node to expand next: the one at the end of the cheapest path from the root, plus
+//! what adding one more move there costs (KataGo's `recomputeNodeCost`, with the gaps in
+//! points and in win probability instead of KataGo's error-head bounds).
+//!
+//! An edge from P to C costs `per_move`, plus `per_point` times how far C's optimistic
+//! bound (the upper bracket for Black, the lower for White) falls short of the best
+//! optimistic bound among P's entries (capped at `point_cap`), plus `per_win` times the same
+//! gap in win probability, plus `per_log_policy` times `-ln` of the move's raw policy. A
+//! node's expansion cost is its cost from the root plus the same terms for its estimate of
+//! the moves not in the book (with the largest raw policy among them), plus
+//! `per_child * m + per_child_sq * m^2` for its `m` book moves: nodes with many book moves
+//! already are widened less readily.
+
+use crate::{Backed, Book};
+use hane_engine::Game;
+use serde::{Deserialize, Serialize};
+
+/// The weights of the path cost.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostWeights {
+    /// Per move along the path.
+    pub per_move: f32,
+    /// Per point of optimistic-bound gap.
+    pub per_point: f32,
+    /// The largest point gap counted.
+    pub point_cap: f32,
+    /// Per unit of win-probability gap.
+    pub per_win: f32,
+    /// Per unit of `-ln(policy)`.
+    pub per_log_policy: f32,
+    /// Per book move already at the node.
+    pub per_child: f32,
+    /// Per squared book move already at the node.
+    pub per_child_sq: f32,
+}
+
+impl Default for CostWeights {
+    /// KataGo's 7x7 constants (genbook7tt.cfg) where they carry over: 0.45 per move, 0.75
+    /// per `-ln` policy, 0.25 and 0.05 per book move and its square, 4.5 per unit of
+    /// win-rate gap (KataGo's 4.5 per unit of a [-1, 1] scale, here on [0, 1] halved: 2.25
+    /// would be the same; the larger weight favours lines that stay close); 0.75 per point
+    /// of gap, capped at 6 points.
+    fn default() -> Self {
+        CostWeights {
+            per_move: 0.45,
+            per_point: 0.75,
+            point_cap: 6.0,
+            per_win: 4.5,
+            per_log_policy: 0.75,
+            per_child: 0.25,
+            per_child_sq: 0.05,
+        }
+    }
+}
+
+fn neg_log(p: f32) -> f32 {
+    -(p.clamp(1e-6, 1.0)).ln()
+}
+
+/// The expansion cost of every node (`f32::INFINITY` where a node cannot be expanded),
+/// computed from the root in the order of play.
+pub fn expansion_costs(book: &Book, w: &CostWeights) -> Vec<f32> {
+    let nodes = &book.nodes;
+    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+    order.sort_by_key(|&i| crate::key::ply(&nodes[i as usize].state));
+    let mut path = vec![f32::INFINITY; nodes.len()];
+    let mut expand = vec![f32::INFINITY; nodes.len()];
+    path[0] = 0.0;
+    for i in order {
+        let n = &nodes[i as usize];
+        let here = path[i as usize];
+        if !here.is_finite() {
+            continue;
+        }
+        let mover = n.state.to_move();
+        let own = n.own.map(|e| Backed {
+            lead: e.lead,
+            lower: e.lead - e.error,
+            upper: e.lead + e.error,
+            win: e.win,
+            proven: false,
+        });
+        let win = |v: &Backed| if mover == hane_engine::Color::Black { v.win } else { 1.0 - v.win };
+        let entries = own.iter().copied().chain(n.children.iter().map(|e| nodes[e.child as usize].value));
+        let (best_opt, best_win) = entries.fold((f32::NEG_INFINITY, f32::NEG_INFINITY), |(o, wn), v| {
+            (o.max(v.optimistic(mover)), wn.max(win(&v)))
+        });
+        let gap = |v: &Backed| {
+            let points = (best_opt - v.optimistic(mover)).clamp(0.0, w.point_cap);
+            let wins = (best_win - win(v)).max(0.0);
+            w.per_move + w.per_point * points + w.per_win * wins
+        };
+        for e in &n.children {
+            let c = here + gap(&nodes[e.child as usize].value) + w.per_log_policy * neg_log(e.prior);
+            let slot = &mut path[e.child as usize];
+            *slot = slot.min(c);
+        }
+        if let (true, Some(own), Some(est)) = (n.expandable(), own, n.own) {
+            let m = n.distinct_children() as f32;
+            expand[i as usize] = here
+                + gap(&own)
+                + w.per_log_policy * neg_log(est.max_prior)
+                + w.per_child * m
+                + w.per_child_sq * m * m;
+        }
+    }
+    expand
+}
+
+/// The `k` cheapest nodes to expand, cheapest first.
+pub fn cheapest(book: &Book, w: &CostWeights, k: usize) -> Vec<(u32, f32)> {
+    let costs = expansion_costs(book, w);
+    let mut open: Vec<(u32, f32)> =
+        costs.iter().enumerate().filter(|(_, c)| c.is_finite()).map(|(i, &c)| (i as u32, c)).collect();
+    open.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    open.truncate(k);
+    open
+}

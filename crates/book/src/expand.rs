@@ -5,8 +5,8 @@
 use crate::cost::{cheapest, CostWeights};
 use crate::{file, Book, BookError, Edge, Estimate, FairKomi};
 use hane_engine::{Action, Color, Game, GameState};
-use hane_eval::solver::{solve_after, SolveOptions};
 use hane_mcts::{ChildStats, EvalRequest, Evaluator, Search, SearchConfig};
+use hane_solver::{solve_after, SolveOptions};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

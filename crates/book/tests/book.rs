@@ -4,8 +4,8 @@
 
 use hane_book::{Book, BookError, Builder, Event, Settings};
 use hane_engine::Rules;
-use hane_eval::solver::{solve, SolveOptions};
 use hane_mcts::RolloutEvaluator;
+use hane_solver::{solve, SolveOptions};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! `hane solve`: the exact minimax result of a tiny board from the empty board (alpha-beta
-//! with a transposition table, `hane_eval::solver`), hence its exact fair komi. Progress is
+//! with a transposition table, `hane_solver`), hence its exact fair komi. Progress is
 //! printed as the proven bounds narrow. What is proved is saved to a file every few minutes
 //! and when the run stops (by default under `~/.cache/hane/solve/`, named by the rules), and
 //! the same command continues from it. Ctrl-C or SIGTERM gives up within a few thousand nodes
@@ -13,7 +13,7 @@ use crate::stop::{self, Second};
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Geometry, Komi, Rules, Turn};
-use hane_eval::solver::{solve_guessing, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
+use hane_solver::{solve_guessing, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -28,7 +28,7 @@ pub struct Args {
     table_mb: Option<u64>,
     #[arg(long, help = format!(
         "Instead of --table-mb: the table grows to at most 2^BITS entries (BITS {})",
-        hane_eval::solver::TABLE_BITS
+        hane_solver::TABLE_BITS
     ))]
     table_bits: Option<u32>,
     /// Give up after this many nodes.
@@ -96,7 +96,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let memory = memory_mb();
     let table_entries = match (a.table_bits, a.table_mb) {
         (Some(bits), _) => {
-            hane_eval::solver::TABLE_BITS.check("--table-bits", bits).map_err(Failure::input)?;
+            hane_solver::TABLE_BITS.check("--table-bits", bits).map_err(Failure::input)?;
             1usize << bits
         }
         (None, mb) => {

@@ -1,4 +1,4 @@
-//! The exact solver as a judge of a net: positions that [`solver`](crate::solver) settles
+//! The exact solver as a judge of a net: positions that [`hane_solver`] settles
 //! within a node budget, each with its exact value and the value after every legal turn, and
 //! the share of a player's turns there that keep the value. No anchor can saturate it: a net
 //! that plays perfectly scores 1, and every mistake it still makes shows.
@@ -10,9 +10,9 @@
 //! players per net: the raw policy's first choice, and the turn of a search with the net.
 
 use crate::referee::search_turn;
-use crate::solver::{outcome_at, solve_after, SolveError, SolveOptions, TurnValue};
 use hane_engine::{Action, Game, GameState, PlayError, Rules, Turn, TurnError};
 use hane_mcts::{EvalRequest, Evaluator};
+use hane_solver::{outcome_at, solve_after, SolveError, SolveOptions, TurnValue};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -25,7 +25,7 @@ pub struct ExactPosition {
     pub rules: Rules,
     /// Its turns from the empty board (`C3`, `pass`, a Sligo slide as `D3>D4+C3`).
     pub turns: Vec<String>,
-    /// Its value, `4 * margin + tie` (see [`crate::domain`]).
+    /// Its value, `4 * margin + tie` (see [`hane_solver::domain`]).
     pub value: i32,
     /// The value after each legal turn, turns that the position's symmetries map onto each
     /// other together.

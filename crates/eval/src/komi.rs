@@ -2,7 +2,7 @@
 //!
 //! An [`Evaluator`] reports, for the empty board at a given komi, Black's expected score lead
 //! (komi included) and Black's win probability (a draw counts half): a deep search with a
-//! net, or the exact [`crate::solver::Solution`]. [`estimate`] then
+//! net, or the exact [`hane_solver::Solution`]. [`estimate`] then
 //!
 //! 1. starts at a komi of the domain and shifts it by the predicted lead, up to
 //!    [`KomiSearch::max_shifts`] times, each shift no larger than the one before;
@@ -24,7 +24,8 @@
 
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::KomiDomain;
-use hane_engine::{Komi, Rules};
+use hane_engine::{Komi, Outcome, Rules};
+use hane_solver::Solution;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -50,11 +51,24 @@ impl<F: FnMut(Komi) -> Eval> Evaluator for F {
     }
 }
 
+/// The exact solution as an evaluator: the lead is the margin minus komi, and Black's win
+/// probability is 1, 0.5 or 0.
+impl Evaluator for Solution {
+    fn eval(&mut self, k: Komi) -> Eval {
+        let win = match self.outcome_at(k) {
+            Outcome::Black => 1.0,
+            Outcome::Draw => 0.5,
+            Outcome::White => 0.0,
+        };
+        Eval { lead: f64::from(self.margin) - k.as_f64(), win }
+    }
+}
+
 /// Settings of [`estimate`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KomiSearch {
     /// The komi values searched.
-    #[serde(with = "crate::domain::domain_name")]
+    #[serde(with = "hane_solver::domain::domain_name")]
     pub domain: KomiDomain,
     /// Komi in points to start from (rounded into the domain).
     pub start: f64,

@@ -1,17 +1,14 @@
 //! Evaluation tools for hane: how strong is a net, and what komi is fair?
 //!
-//! - [`solver`]: an exact alpha-beta solver for tiny boards of every rule set; it gives the
-//!   minimax score margin from the empty board and hence the exact fair komi, the ground
-//!   truth the estimators are tested against; [`judge`]: the solver as a judge of a net,
+//! - [`judge`]: the exact solver ([`hane_solver`], a crate of its own) as a judge of a net,
 //!   the share of its turns that keep the exact value of positions it can settle.
 //! - [`elo`]: maximum-likelihood Elo from pairwise match results, with 95% intervals.
 //! - [`gate`]: promotion decisions for a candidate net: Wald's SPRT on win/draw/loss counts
 //!   and a plain win-rate threshold.
 //! - [`komi`]: KataGo's fair-komi search over an [`komi::Evaluator`] (shift by the predicted
 //!   lead, then bisect for the 50% crossing), and [`logistic`]: a fit of Black's win rate
-//!   against komi from match samples with an interval for the crossing.
-//! - [`domain`]: the komi values each rule set allows, and the exact fair komi of a solved
-//!   game.
+//!   against komi from match samples with an interval for the crossing. The exact solution
+//!   is an evaluator too: its fair komi is the ground truth the estimators are tested against.
 //! - [`referee`] and [`arena`]: games and matches between [`referee::Player`]s (hane's
 //!   search, or an external engine over [`gtp`]) refereed and scored by hane's own rules.
 //! - [`search_komi`]: the komi evaluator that reads the empty board with hane's search.
@@ -20,7 +17,6 @@
 //! evaluator trait, and the `hane` binary plugs the net in.
 
 pub mod arena;
-pub mod domain;
 pub mod elo;
 pub mod gate;
 pub mod gtp;
@@ -30,6 +26,3 @@ mod linalg;
 pub mod logistic;
 pub mod referee;
 pub mod search_komi;
-pub mod solver;
-
-pub use domain::FairKomi;

@@ -44,7 +44,7 @@ impl Knowing {
             .iter()
             .map(|p| {
                 let g = p_state(p);
-                let first = |v: &hane_eval::solver::TurnValue| {
+                let first = |v: &hane_solver::TurnValue| {
                     Turn::parse(&v.turns[0], g.geo()).unwrap().actions(&g).unwrap()[0]
                 };
                 let (best, worst) = (first(&p.values[0]), first(p.values.last().unwrap()));

@@ -2,9 +2,9 @@
 
 use hane_engine::Rules;
 use hane_eval::komi::{estimate, KomiSearch};
-use hane_eval::solver::{solve, SolveOptions};
+use hane_solver::{solve, SolveOptions};
 
-fn exact(r: &str) -> (Rules, hane_eval::solver::Solution) {
+fn exact(r: &str) -> (Rules, hane_solver::Solution) {
     let rules: Rules = r.parse().unwrap();
     let options = SolveOptions { table_bits: 18, ..SolveOptions::default() };
     let s = solve(&rules, &options, &mut |_| ()).unwrap();

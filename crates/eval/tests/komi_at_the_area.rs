@@ -4,10 +4,10 @@
 
 use hane_engine::Rules;
 use hane_eval::komi::{curve, curve_span, estimate, KomiSearch};
-use hane_eval::solver::{solve, SolveOptions};
+use hane_solver::{solve, SolveOptions};
 use std::time::Instant;
 
-fn exact(r: &str) -> (Rules, hane_eval::solver::Solution) {
+fn exact(r: &str) -> (Rules, hane_solver::Solution) {
     let rules: Rules = r.parse().unwrap();
     // As `hane komi --evaluator solver` solves (with a smaller table: same result).
     let options = SolveOptions { table_bits: 20, ..SolveOptions::default() };
@@ -45,7 +45,7 @@ fn go_3x3_fair_komi_is_the_area() {
 }
 
 #[test]
-#[ignore = "solving 4x4 takes 333 to 511 s in release mode (tests/solver.rs)"]
+#[ignore = "solving 4x4 takes 333 to 511 s in release mode (crates/solver/tests/solver.rs)"]
 fn go_4x4_fair_komi_is_2() {
     let clock = Instant::now();
     let (rules, mut s) = exact("ttakji,size=4,cap=none");

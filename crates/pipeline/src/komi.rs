@@ -29,9 +29,9 @@ use hane_eval::logistic::{
     count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
 };
 use hane_eval::search_komi::SearchKomi;
-use hane_eval::solver::{solve, SolveOptions};
 use hane_mcts::RolloutEvaluator;
 use hane_plot::{Chart, Series, Style};
+use hane_solver::{solve, SolveOptions};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

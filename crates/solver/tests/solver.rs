@@ -1,14 +1,12 @@
 //! The exact solver against published results, against itself without its table, and against
-//! the reference minimax (`hane_eval::solver::minimax`), which shares only the rules and the
+//! the reference minimax (`hane_solver::minimax`), which shares only the rules and the
 //! count.
 //! Slow sizes are `#[ignore]`d with their measured times; run them with
-//! `cargo test --release -p hane-eval -- --ignored`.
+//! `cargo test --release -p hane-solver -- --ignored`.
 
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
-use hane_eval::solver::{
-    minimax, solve, solve_after, solve_guessing, SaveTo, Solution, SolveError, SolveOptions,
-};
+use hane_solver::{minimax, solve, solve_after, solve_guessing, SaveTo, Solution, SolveError, SolveOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 

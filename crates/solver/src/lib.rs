@@ -1,4 +1,10 @@
-//! An exact solver for tiny boards of every rule set.
+//! The exact solver: proved results for tiny boards of every rule set.
+//!
+//! A satellite of exact results beside the rules crate, as shakmaty-syzygy is beside shakmaty:
+//! it depends on `hane-engine` alone (and serde). Whatever needs the ground truth (the judge
+//! and the komi checks in `hane-eval`, the opening book's leaves, the pipeline's komi reports,
+//! `hane solve`) takes it from here, and proving a result builds neither the search nor the
+//! net.
 //!
 //! [`solve`] runs a fail-soft alpha-beta (minimax over Black's value) with a transposition
 //! table from the empty board, with komi 0 and a score-maximising objective: the value is
@@ -47,14 +53,13 @@
 
 mod checkpoint;
 mod deps;
+pub mod domain;
 mod lines;
 mod reference;
 mod search;
 mod symmetry;
 mod table;
 
-use crate::domain::FairKomi;
-use crate::komi::{Eval, Evaluator};
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::KomiDomain;
 use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rules};
@@ -65,6 +70,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use checkpoint::{SaveTo, FORMAT_VERSION};
+pub use domain::FairKomi;
 pub use reference::minimax;
 
 /// Bytes of one transposition-table entry in memory, to size [`SolveOptions::table_entries`]
@@ -315,19 +321,6 @@ impl fmt::Display for Solution {
             "{} nodes, {} table hits in {:.1}s{earlier}{capped}",
             self.stats.nodes, self.stats.table_hits, self.stats.seconds
         )
-    }
-}
-
-/// The exact solution as an evaluator: the lead is the margin minus komi, and Black's win
-/// probability is 1, 0.5 or 0.
-impl Evaluator for Solution {
-    fn eval(&mut self, k: Komi) -> Eval {
-        let win = match self.outcome_at(k) {
-            Outcome::Black => 1.0,
-            Outcome::Draw => 0.5,
-            Outcome::White => 0.0,
-        };
-        Eval { lead: f64::from(self.margin) - k.as_f64(), win }
     }
 }
 

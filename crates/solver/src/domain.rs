@@ -43,11 +43,14 @@ impl FairKomi {
     }
 }
 
-/// [`KomiDomain`] in JSON: its name, as in reports written before it moved to the engine.
-pub(crate) mod domain_name {
+/// [`KomiDomain`] in JSON: its name, as in reports written before it moved to the engine. For
+/// `#[serde(with = "hane_solver::domain::domain_name")]` (the komi search's settings in
+/// `hane-eval` use it too).
+pub mod domain_name {
     use hane_engine::KomiDomain;
     use serde::{Deserialize, Deserializer, Serializer};
 
+    /// Writes the domain's name.
     pub fn serialize<S: Serializer>(d: &KomiDomain, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(match d {
             KomiDomain::Integers => "Integers",
@@ -56,6 +59,7 @@ pub(crate) mod domain_name {
         })
     }
 
+    /// Reads a domain from its name.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<KomiDomain, D::Error> {
         match String::deserialize(d)?.as_str() {
             "Integers" => Ok(KomiDomain::Integers),

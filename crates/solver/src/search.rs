@@ -713,7 +713,7 @@ fn benson_bounds(g: &GameState) -> (i32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::{replay, solve_after};
+    use crate::{replay, solve_after};
     use hane_engine::rng::Rng;
     use hane_engine::Rules;
 

@@ -4,7 +4,7 @@
 //! with the solved count.
 
 use hane_engine::{Action, Game, GameState, Komi, Rules, Turn};
-use hane_eval::solver::{solve_after, Solution, SolveOptions};
+use hane_solver::{solve_after, Solution, SolveOptions};
 
 /// The rule sets checked: superko, Loose, Sligo (turns of two actions), simple ko with the
 /// move cap, territory scoring.

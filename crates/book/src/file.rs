@@ -202,9 +202,6 @@ pub fn load(path: &Path, header: &Header) -> Result<Option<Book>, BookError> {
     let mismatch =
         |field, file: String, wanted: String| BookError::Mismatch { path: path.into(), field, file, wanted };
     let h = &stored.header;
-    if h.rules != header.rules {
-        return Err(mismatch("rules", h.rules.clone(), header.rules.clone()));
-    }
     if h.komi != header.komi {
         return Err(mismatch("komi", h.komi.to_string(), header.komi.to_string()));
     }
@@ -213,6 +210,9 @@ pub fn load(path: &Path, header: &Header) -> Result<Option<Book>, BookError> {
     }
     if h.net != header.net {
         return Err(mismatch("net", h.net.clone(), header.net.clone()));
+    }
+    if h.rules != header.rules {
+        return Err(mismatch("rules", h.rules.clone(), header.rules.clone()));
     }
     let rules: Rules = header.rules.parse().map_err(|e| damaged(format!("rules: {e}")))?;
     rebuild(rules, header, stored).map(Some).map_err(damaged)
@@ -286,4 +286,17 @@ fn rebuild(rules: Rules, header: &Header, stored: Stored) -> Result<Book, String
     book.seconds = stored.seconds;
     book.recompute();
     Ok(book)
+}
+
+/// The name a book keeps of the net in the checkpoint at `path`: the file's name and the
+/// CRC-32 of its bytes, so a retrained net under the same name is another net.
+pub fn net_id(path: &Path) -> Result<String, BookError> {
+    let io = |e| BookError::Io(path.into(), e);
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(8 << 30).read_to_end(&mut bytes)).map_err(io)?;
+    let mut crc = flate2::Crc::new();
+    crc.update(&bytes);
+    let name =
+        path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(format!("{name} (crc32 {:08x}, {} bytes)", crc.sum(), bytes.len()))
 }

@@ -32,7 +32,7 @@ mod values;
 
 pub use cost::CostWeights;
 pub use expand::{Builder, Event, Settings};
-pub use file::{BookError, Header, FORMAT_VERSION, MAX_BYTES};
+pub use file::{net_id, BookError, Header, FORMAT_VERSION, MAX_BYTES};
 pub use values::Backed;
 
 use hane_engine::symmetry::Symmetry;

@@ -68,7 +68,7 @@ fn a_saved_book_resumes_and_a_wrong_or_damaged_one_is_refused() {
     // Another komi, another net: refused, the field named.
     let other: Rules = "ttakji,size=4,komi=3".parse().unwrap();
     let e = Book::open(&path, &other, "rollouts").unwrap_err();
-    assert!(matches!(e, BookError::Mismatch { field: "rules", .. }), "{e}");
+    assert!(matches!(e, BookError::Mismatch { field: "komi", .. }), "{e}");
     let e = Book::open(&path, &rules, "net-b").unwrap_err();
     assert!(matches!(e, BookError::Mismatch { field: "net", .. }), "{e}");
     // One byte changed, or the file cut short: refused as damaged.

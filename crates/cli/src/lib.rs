@@ -13,6 +13,7 @@
 
 pub mod analysis_cmd;
 pub mod bench;
+pub mod book_cmd;
 pub mod gtp;
 pub mod handover;
 pub mod judge_cmd;

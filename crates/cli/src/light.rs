@@ -3,7 +3,7 @@
 //! command it has.
 
 use crate::nets::Nets;
-use crate::{analysis_cmd, gtp, perft_cmd, play, replay, solve_cmd, Failure};
+use crate::{analysis_cmd, book_cmd, gtp, perft_cmd, play, replay, solve_cmd, Failure};
 use clap::Subcommand;
 
 /// The commands both binaries run.
@@ -21,6 +21,8 @@ pub enum Light {
     Play(play::Args),
     /// Solve a tiny board exactly (minimax score and exact fair komi).
     Solve(solve_cmd::Args),
+    /// Build or extend a minimax opening book, and read the fair komi off it (resumable).
+    Book(book_cmd::Args),
 }
 
 impl Light {
@@ -30,6 +32,7 @@ impl Light {
             Light::Gtp(a) => a.model.is_some(),
             Light::Analysis(a) => a.model.is_some(),
             Light::Play(a) => a.model.is_some(),
+            Light::Book(a) => a.model.is_some(),
             Light::Replay(_) | Light::Perft(_) | Light::Solve(_) => false,
         }
     }
@@ -43,6 +46,7 @@ impl Light {
             Light::Analysis(a) => analysis_cmd::run(a, nets),
             Light::Play(a) => play::run(a, nets),
             Light::Solve(a) => solve_cmd::run(a),
+            Light::Book(a) => book_cmd::run(a, nets),
         }
     }
 }

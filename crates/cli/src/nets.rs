@@ -6,6 +6,7 @@
 use crate::Failure;
 use hane_engine::Rules;
 use hane_front::brain::Brain;
+use hane_pipeline::players::BoxedEvaluator;
 use std::path::Path;
 
 /// How a front-end command gets its search.
@@ -16,6 +17,9 @@ pub trait Nets {
 
     /// The rules the checkpoint at `model` was trained on.
     fn trained_rules(&self, model: &Path) -> Result<Rules, Failure>;
+
+    /// The net of the checkpoint at `model` as an evaluator for `rules`.
+    fn evaluator(&self, model: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure>;
 }
 
 /// Nets loaded from their checkpoints ([`hane_pipeline::players::brain`]).
@@ -29,6 +33,10 @@ impl Nets for Loaded {
 
     fn trained_rules(&self, model: &Path) -> Result<Rules, Failure> {
         Ok(hane_pipeline::players::trained_rules(model)?)
+    }
+
+    fn evaluator(&self, model: &Path, rules: &Rules) -> Result<BoxedEvaluator, Failure> {
+        Ok(hane_pipeline::players::net(model, rules)?)
     }
 }
 
@@ -53,6 +61,10 @@ impl Nets for Rollouts {
     }
 
     fn trained_rules(&self, model: &Path) -> Result<Rules, Failure> {
+        Err(Rollouts::refusal(model))
+    }
+
+    fn evaluator(&self, model: &Path, _: &Rules) -> Result<BoxedEvaluator, Failure> {
         Err(Rollouts::refusal(model))
     }
 }

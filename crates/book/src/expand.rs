@@ -63,6 +63,13 @@ impl Settings {
 /// What the builder reports.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
+    /// The book continues a saved one of this size.
+    Continuing {
+        /// Its nodes.
+        nodes: usize,
+        /// Its expansions so far.
+        expansions: u64,
+    },
     /// An expansion is done.
     Expanded(Status),
     /// The solver settled a new position.
@@ -146,6 +153,9 @@ impl Builder {
         let start_evals = book.evaluations;
         let start_expansions = book.expansions;
         book.recompute();
+        if book.expansions > 0 {
+            on(&Event::Continuing { nodes: book.nodes.len(), expansions: book.expansions });
+        }
         while book.expansions < until {
             if stop.load(Ordering::Relaxed) {
                 return Ok(false);

@@ -9,8 +9,9 @@ use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
-use hane_book::{net_id, Book, Builder, Event, Settings};
+use hane_book::{net_id, Event, Settings};
 use hane_mcts::{RolloutEvaluator, VISITS};
+use hane_pipeline::book::BookJob;
 use hane_pipeline::players::BoxedEvaluator;
 use std::path::PathBuf;
 
@@ -47,7 +48,8 @@ pub struct Args {
     /// A bracket's half-width per point of the score's spread over a search's best move.
     #[arg(long, default_value_t = 0.5)]
     error_factor: f32,
-    /// Write the book as an SGF tree (best lines first) to this file at the end.
+    /// Write the book as an SGF tree (best lines first) to this file at the end. The report
+    /// goes beside the book as JSON (its extension `json`).
     #[arg(long)]
     sgf: Option<PathBuf>,
     /// Seed of the searches.
@@ -70,7 +72,6 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         (None, Some(e)) => return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout"))),
         (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout")),
     };
-    let mut book = Book::open(&a.out, &rules, &net).map_err(|e| Failure::input(e.to_string()))?;
     let mut settings = Settings::for_board(rules.size.into());
     settings.visits = a.visits;
     settings.revisit = revisit;
@@ -78,46 +79,39 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     settings.solve_nodes = a.solve_nodes;
     settings.error_factor = a.error_factor;
     settings.seed = a.seed;
-    settings.save = Some(a.out.clone());
+    let json = a.out.with_extension("json");
+    let job = BookJob {
+        rules,
+        file: a.out.clone(),
+        sgf: a.sgf.clone(),
+        json: Some(json),
+        expansions: a.expansions,
+        settings,
+    };
     stop::install(
         "after the expansion under way",
         if a.model.is_some() { Second::Wait } else { Second::Exit },
     )?;
-    if book.expansions > 0 {
-        errln!("continuing {} ({} nodes, {} expansions)", a.out.display(), book.nodes.len(), book.expansions);
-    }
     errln!(
         "book of {rules} with {net}: expanding to {} expansions, {} + {revisit} visits each",
         a.expansions,
         a.visits
     );
-    let flag = stop::stop().flag();
-    let finished = Builder::new(settings)
-        .run(&mut book, &mut ev, a.expansions, &flag, &mut |e| match e {
-            Event::Expanded(s) => errln!("{s}"),
-            Event::Solved { ply, lead, nodes } => {
-                errln!("  solved a ply-{ply} position exactly: lead {lead:+} ({nodes} nodes)")
-            }
-        })
-        .map_err(Failure::other)?;
-    if let Some(path) = &a.sgf {
-        hane_pipeline::write_file(path, hane_book::sgf::write(&book, 40, 20_000).as_bytes())?;
-    }
-    if !finished {
-        return Err(stop::interrupted(&format!("the book is saved in {}; {}", a.out.display(), stop::RERUN)));
-    }
-    let geo = book.nodes[0].state.geo();
-    let line: Vec<String> = book.main_line().iter().map(|(act, _)| act.name(geo)).collect();
-    let (agree, count) = book.policy_agreement();
-    outln!(
-        "book: {} nodes, {} expansions, {} evaluations in {:.0} s",
-        book.nodes.len(),
-        book.expansions,
-        book.evaluations,
-        book.seconds
-    );
-    outln!("komi {}: {}", rules.komi, book.fair_komi());
-    outln!("main line: {}", line.join(" "));
-    outln!("the raw policy picks the book's move at {:.1}% of {count} searched nodes", 100.0 * agree);
+    let report = hane_pipeline::book::build(&job, &mut ev, &net, &stop::stop(), &mut |e| match e {
+        Event::Continuing { nodes, expansions } => {
+            errln!("continuing {} ({nodes} nodes, {expansions} expansions)", a.out.display())
+        }
+        Event::Expanded(s) => errln!("{s}"),
+        Event::Solved { ply, lead, nodes } => {
+            errln!("  solved a ply-{ply} position exactly: lead {lead:+} ({nodes} nodes)")
+        }
+    })
+    .map_err(|e| match e {
+        hane_pipeline::Error::Interrupted => {
+            stop::interrupted(&format!("the book is saved in {}; {}", a.out.display(), stop::RERUN))
+        }
+        e => e.into(),
+    })?;
+    outln!("{}", report.lines());
     Ok(())
 }

@@ -40,6 +40,8 @@ pub const LOOP_MATCH_GAMES: Allowed<u32> = Allowed::closed(0, MATCH_GAMES.hi());
 pub const VISITS_OR_NONE: Allowed<u32> = Allowed::closed(0, MAX_VISITS);
 /// What `judge_positions` allows (0: no judge).
 pub const JUDGE_POSITIONS: Allowed<u32> = Allowed::closed(0, 100_000);
+/// What `book_expansions` allows (0: no book).
+pub const BOOK_EXPANSIONS: Allowed<u32> = Allowed::closed(0, 10_000_000);
 /// What `samples_per_row` and each of `size_weights` allow.
 pub const WEIGHT: Allowed<f64> = Allowed::closed(0.0, 1000.0);
 
@@ -130,6 +132,16 @@ pub struct LoopConfig {
     /// self-play, into `judge/` and `judge.png` ([`JUDGE_POSITIONS`]; 0: no judge). Like
     /// `generations`, it may change when a run is continued.
     pub judge_positions: u32,
+    /// Expansions of the minimax opening book ([`crate::book`]) built once the generations
+    /// are done with the best net, into `book/` ([`BOOK_EXPANSIONS`]; 0: no book). Like
+    /// `generations`, it may change when a run is continued: a larger number grows the book.
+    pub book_expansions: u32,
+    /// Visits of each book search ([`VISITS`]); the search that refreshes a node after a
+    /// move is added gets half.
+    pub book_visits: u32,
+    /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
+    /// unset: the last generation's fair komi estimate (the rule set's komi before any).
+    pub book_komi: Option<f64>,
 }
 
 impl Default for LoopConfig {
@@ -151,6 +163,9 @@ impl Default for LoopConfig {
             anchor_komi: None,
             size_weights: Vec::new(),
             judge_positions: 0,
+            book_expansions: 0,
+            book_visits: 800,
+            book_komi: None,
         }
     }
 }
@@ -167,6 +182,8 @@ impl LoopConfig {
         VISITS.check("gate_visits", self.gate_visits)?;
         VISITS_OR_NONE.check("komi_visits", self.komi_visits)?;
         JUDGE_POSITIONS.check("judge_positions", self.judge_positions)?;
+        BOOK_EXPANSIONS.check("book_expansions", self.book_expansions)?;
+        VISITS.check("book_visits", self.book_visits)?;
         let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
         anchor_visits.check("anchor_visits", self.anchor_visits)?;
         TURNS.check("gate_opening_turns", self.gate_opening_turns)?;
@@ -174,12 +191,14 @@ impl LoopConfig {
         if let Some(level) = self.anchor_gnugo_level {
             GNUGO_LEVELS.check("anchor_gnugo_level", level)?;
         }
-        if let Some(k) = self.anchor_komi {
-            if hane_engine::Komi::from_f64(k).is_none() {
-                return Err(Invalid(format!(
-                    "anchor_komi = {k}: allowed a multiple of 0.5 within {}",
-                    hane_engine::rules::KOMI
-                )));
+        for (key, komi) in [("anchor_komi", self.anchor_komi), ("book_komi", self.book_komi)] {
+            if let Some(k) = komi {
+                if hane_engine::Komi::from_f64(k).is_none() {
+                    return Err(Invalid(format!(
+                        "{key} = {k}: allowed a multiple of 0.5 within {}",
+                        hane_engine::rules::KOMI
+                    )));
+                }
             }
         }
         WEIGHT.check("samples_per_row", self.samples_per_row)?;

@@ -9,6 +9,7 @@
 //! callback ([`run::Event`]), as `hane_train::train` does.
 
 pub mod bench;
+pub mod book;
 pub mod config;
 mod error;
 pub mod judge;

@@ -141,10 +141,13 @@ impl Run {
                 config::parse(&old).map_err(|e| Error::Input(format!("{}: {e}", copy.display())))?;
             before.pipeline.generations = cfg.pipeline.generations;
             before.pipeline.judge_positions = cfg.pipeline.judge_positions;
+            before.pipeline.book_expansions = cfg.pipeline.book_expansions;
+            before.pipeline.book_visits = cfg.pipeline.book_visits;
+            before.pipeline.book_komi = cfg.pipeline.book_komi;
             if before != cfg {
                 return Err(Error::Input(format!(
-                    "{} was started with a different config ({}); only [loop] generations and \
-                     judge_positions may change",
+                    "{} was started with a different config ({}); only [loop] generations, \
+                     judge_positions and the book_ keys may change",
                     dir.display(),
                     copy.display()
                 )));
@@ -189,6 +192,9 @@ impl Run {
         }
         report::write(st, run_dir)?;
         on(Event::Line(report::final_lines(st, run_dir)));
+        if cfg.pipeline.book_expansions > 0 {
+            book_phase(&cx, st, on)?;
+        }
         let positions = cfg.pipeline.judge_positions as usize;
         if positions > 0 {
             on(Event::Line(format!("== the exact judge: {positions} positions from the run's self-play")));
@@ -205,6 +211,53 @@ impl Run {
         }
         Ok(())
     }
+}
+
+/// The book phase: a minimax opening book with the best net at the book's komi, grown to
+/// `book_expansions`, into `book/` (the book, its SGF tree and its report, named by net and
+/// komi), reported beside the last generation's curve estimate.
+fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
+    let (cfg, run_dir) = (&cx.cfg.pipeline, cx.dir);
+    let n = st.generations.len();
+    let Some(best) = st.komi_net(n.saturating_sub(1)) else {
+        on(Event::Line("book: no net trained yet".into()));
+        return Ok(());
+    };
+    let curve = st.generations.iter().rev().find_map(|g| g.komi.as_ref()).map(|k| k.estimate.clone());
+    let komi = cfg.book_komi.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
+    let mut rules = cx.rules;
+    rules.komi = hane_engine::Komi::from_f64(komi)
+        .ok_or_else(|| Error::Input(format!("book komi {komi}: not a multiple of 0.5")))?;
+    let stem = format!("{}-komi{komi}", best.trim_end_matches(".safetensors").replace('/', "-"));
+    let dir = run_dir.join("book");
+    let mut settings = hane_book::Settings::for_board(rules.size.into());
+    settings.visits = cfg.book_visits;
+    settings.revisit = (cfg.book_visits / 2).max(1);
+    settings.solve_from_ply = crate::book::solve_from_ply(&rules);
+    settings.seed = cx.cfg.seed;
+    let job = crate::book::BookJob {
+        rules,
+        file: dir.join(format!("{stem}.book")),
+        sgf: Some(dir.join(format!("{stem}.sgf"))),
+        json: Some(dir.join(format!("{stem}.json"))),
+        expansions: cfg.book_expansions.into(),
+        settings,
+    };
+    on(Event::Line(format!("== the book: {} expansions with {best} at komi {komi}", cfg.book_expansions)));
+    let path = run_dir.join(&best);
+    let mut ev = crate::players::net(&path, &rules)?;
+    let net = hane_book::net_id(&path).map_err(|e| Error::Input(e.to_string()))?;
+    let every = (cfg.book_expansions / 20).max(1) as u64;
+    let report = crate::book::build(&job, &mut ev, &net, cx.stop, &mut |e| match e {
+        hane_book::Event::Expanded(s) if s.expansions % every == 0 => on(Event::Line(format!("book: {s}"))),
+        hane_book::Event::Continuing { nodes, expansions } => {
+            on(Event::Line(format!("book: continuing ({nodes} nodes, {expansions} expansions)")))
+        }
+        _ => {}
+    })?;
+    on(Event::Line(report.lines()));
+    on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
+    Ok(())
 }
 
 /// What every phase of a run works with.

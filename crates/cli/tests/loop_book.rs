@@ -1,0 +1,65 @@
+//! `hane loop` with `book_expansions`: a tiny 3x3 run continued with the book turned on
+//! builds a minimax book with its best net once the generations are done, writes the book,
+//! its SGF tree and its report into `book/`, and a rerun with more expansions grows it.
+
+mod common;
+mod run;
+
+use run::hane;
+
+fn config(expansions: u32) -> String {
+    format!(
+        r#"rules = "ttakji,size=3"
+{}[train]
+steps = 10
+batch_size = 32
+warmup_steps = 2
+checkpoint_every = 10
+[train.net]
+blocks = 1
+channels = 8
+[loop]
+generations = 1
+games = 16
+gate_games = 0
+komi_visits = 8
+book_expansions = {expansions}
+book_visits = 16
+book_komi = 9
+"#,
+        common::tiny_selfplay!()
+    )
+}
+
+#[test]
+fn the_loop_builds_a_book_with_its_best_net() {
+    let dir = std::env::temp_dir().join(format!("hane-loop-book-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cfg, out) = (dir.join("cfg.toml"), dir.join("run"));
+    let hane_loop = |expansions| {
+        std::fs::write(&cfg, config(expansions)).unwrap();
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+    };
+    let (code, stdout, stderr) = hane_loop(0);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!out.join("book").exists() && !stdout.contains("the book"), "{stdout}");
+    let (code, stdout, stderr) = hane_loop(4);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("== the book: 4 expansions with models/gen-000.safetensors at komi 9"), "{stdout}");
+    assert!(stdout.contains("komi 9: Black's margin"), "{stdout}");
+    assert!(stdout.contains("fair komi "), "{stdout}");
+    let stem = out.join("book/models-gen-000-komi9");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(report["expansions"], 4, "{report}");
+    assert!(std::fs::read_to_string(stem.with_extension("sgf")).unwrap().starts_with("(;GM[1]"));
+    // More expansions: the same book grows.
+    let (code, stdout, stderr) = hane_loop(6);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("book: continuing"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(report["expansions"], 6, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,166 @@
+//! A minimax opening book with a net, for `hane book` and the loop's book phase: the book
+//! (`hane_book`) grown to a number of expansions, saved as it grows, written as an SGF tree,
+//! and summed up in a [`BookReport`]: Black's minimaxed margin with its bracket (the fair
+//! komi where the rule set draws at an equal count), the main line, the share of nodes where
+//! the raw policy picks the book's move, and the cost.
+
+use crate::players::BoxedEvaluator;
+use crate::{write_file, write_json, Error, Stop};
+use hane_book::{Book, BookError, Builder, Event, FairKomi, Settings};
+use hane_engine::Rules;
+use hane_eval::komi::KomiEstimate;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// What to build.
+#[derive(Clone, Debug)]
+pub struct BookJob {
+    /// The rules, with the book's komi.
+    pub rules: Rules,
+    /// The book file (continued when it exists).
+    pub file: PathBuf,
+    /// Where to write the SGF tree, and the report as JSON, when the job ends.
+    pub sgf: Option<PathBuf>,
+    /// The report's JSON file.
+    pub json: Option<PathBuf>,
+    /// Grow the book to this many expansions in all.
+    pub expansions: u64,
+    /// How it grows.
+    pub settings: Settings,
+}
+
+/// What a book says.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BookReport {
+    /// The rule set, with the book's komi.
+    pub rules: String,
+    /// The book's komi.
+    pub komi: f64,
+    /// The net (its file name and checksum) or stand-in that built it.
+    pub net: String,
+    /// Black's margin at the root under the book's minimax, with its bracket.
+    pub fair: FairKomi,
+    /// Nodes in the book.
+    pub nodes: usize,
+    /// Expansions, over every run of the book.
+    pub expansions: u64,
+    /// Net evaluations, over every run.
+    pub evaluations: u64,
+    /// Seconds of expansion, over every run.
+    pub seconds: f64,
+    /// The main line from the empty board.
+    pub main_line: Vec<String>,
+    /// The share of searched nodes with book moves where the raw policy's favourite is the
+    /// best book move, and how many such nodes there are.
+    pub policy_agreement: f64,
+    /// How many nodes that share is of.
+    pub agreement_nodes: usize,
+}
+
+impl BookReport {
+    /// The report's lines for people.
+    pub fn lines(&self) -> String {
+        format!(
+            "book of {} with {}: {} nodes, {} expansions, {} evaluations in {:.0} s\n\
+             komi {}: {}\nmain line: {}\nthe raw policy picks the book's move at {:.1}% of {} searched nodes",
+            self.rules,
+            self.net,
+            self.nodes,
+            self.expansions,
+            self.evaluations,
+            self.seconds,
+            self.komi,
+            self.fair,
+            self.main_line.join(" "),
+            100.0 * self.policy_agreement,
+            self.agreement_nodes
+        )
+    }
+}
+
+fn book_error(e: BookError) -> Error {
+    match e {
+        BookError::Io(path, source) => Error::Io { path, source },
+        other => Error::Input(other.to_string()),
+    }
+}
+
+/// Grows the book of `job` with `ev` (the net named `net`) to its expansions, reporting
+/// through `on`; a stop ends it after the expansion under way with [`Error::Interrupted`]
+/// (the book is saved; the same job continues it).
+pub fn build(
+    job: &BookJob,
+    ev: &mut BoxedEvaluator,
+    net: &str,
+    stop: &Stop,
+    on: &mut dyn FnMut(&Event),
+) -> Result<BookReport, Error> {
+    let mut book = Book::open(&job.file, &job.rules, net).map_err(book_error)?;
+    if let Some(dir) = job.file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    let mut settings = job.settings.clone();
+    settings.save = Some(job.file.clone());
+    let finished =
+        Builder::new(settings).run(&mut book, ev, job.expansions, &stop.flag(), on).map_err(book_error)?;
+    let report = report(&book);
+    if let Some(path) = &job.sgf {
+        write_file(path, hane_book::sgf::write(&book, 60, 50_000).as_bytes())?;
+    }
+    if let Some(path) = &job.json {
+        write_json(path, &report)?;
+    }
+    if !finished {
+        return Err(Error::Interrupted);
+    }
+    Ok(report)
+}
+
+/// The report of a book.
+pub fn report(book: &Book) -> BookReport {
+    let geo = book.nodes[0].state.geo();
+    let (agree, count) = book.policy_agreement();
+    BookReport {
+        rules: book.header.rules.clone(),
+        komi: book.header.komi,
+        net: book.header.net.clone(),
+        fair: book.fair_komi(),
+        nodes: book.nodes.len(),
+        expansions: book.expansions,
+        evaluations: book.evaluations,
+        seconds: book.seconds,
+        main_line: book.main_line().iter().map(|(a, _)| a.name(geo)).collect(),
+        policy_agreement: agree,
+        agreement_nodes: count,
+    }
+}
+
+/// The ply from which the book tries the exact solver on new positions: turn `3/5` of the
+/// board's area (turn 29 on 7x7, where the exact judge starts, 15 on 5x5).
+pub fn solve_from_ply(rules: &Rules) -> u32 {
+    let area = u32::from(rules.size) * u32::from(rules.size);
+    2 * (area * 3 / 5)
+}
+
+/// What the book and the komi curve say together, in one line: an answer only where the
+/// book proved it, or where its bracket is narrow (at most 2 points) and holds the curve's
+/// estimate; otherwise marked unsettled, with both figures.
+pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
+    let f = &report.fair;
+    if f.proven {
+        return format!("fair komi {}: proven by the book (every line settled exactly)", f.margin);
+    }
+    let bracket = format!("[{:.2}, {:.2}]", f.lower, f.upper);
+    match curve {
+        Some(c) if f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing) => format!(
+            "fair komi about {:.2}: the book's bracket {bracket} holds the curve's {:.2} (the bracket spans \
+             the searches' spread along the book's lines, not every error of the net)",
+            f.margin, c.crossing
+        ),
+        Some(c) => format!(
+            "fair komi unsettled: the book says {:.2} {bracket}, the curve {:.2}; not an answer yet",
+            f.margin, c.crossing
+        ),
+        None => format!("fair komi unsettled: the book says {:.2} {bracket}, no curve estimate beside it", f.margin),
+    }
+}

@@ -3,13 +3,16 @@
 //! positions by the rules or the exact solver, back the values up, save.
 
 use crate::cost::{cheapest, CostWeights};
+use crate::key::{self, History};
 use crate::{file, Book, BookError, Edge, Estimate, FairKomi};
 use hane_engine::{Action, Color, Game, GameState};
 use hane_mcts::{ChildStats, EvalRequest, Evaluator, Search, SearchConfig};
 use hane_solver::{solve_after, SolveOptions};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// How the book grows.
@@ -36,6 +39,10 @@ pub struct Settings {
     pub seed: u64,
     /// Save here after every expansion (atomically).
     pub save: Option<PathBuf>,
+    /// Expansions searched at once, each on a thread with its own evaluator (1: one at a
+    /// time, and the book is the same on every run; more use more cores, and which node is
+    /// expanded next then depends on which search ends first).
+    pub threads: usize,
 }
 
 impl Settings {
@@ -56,6 +63,7 @@ impl Settings {
             search,
             seed: 1,
             save: None,
+            threads: 1,
         }
     }
 }
@@ -118,10 +126,49 @@ impl std::fmt::Display for Status {
     }
 }
 
+/// Makes an evaluator; each expansion thread calls it once (so evaluators need not be
+/// `Send`: a net is loaded on the thread that runs it).
+pub type EvaluatorFactory<'a> = dyn Fn() -> Box<dyn Evaluator<GameState>> + Sync + 'a;
+
 /// Grows a book with an evaluator.
 #[derive(Debug)]
 pub struct Builder {
     settings: Settings,
+}
+
+/// What an expansion thread needs of a node.
+struct Work {
+    node: u32,
+    state: GameState,
+    history: History,
+    moves: Vec<Action>,
+    in_book: Vec<Action>,
+    seed: u64,
+}
+
+/// The value of a child an expansion added.
+#[derive(Clone, Copy)]
+struct NewChild {
+    /// The parent's search's estimate of it.
+    estimate: Estimate,
+    /// Its exact lead, where the game is over or the solver settled it, and the solver's nodes.
+    exact: Option<(f32, u64)>,
+    /// Whether the solver was tried.
+    tried: bool,
+}
+
+/// What an expansion found.
+struct Outcome {
+    node: u32,
+    legal: Vec<Action>,
+    raw: Vec<f32>,
+    /// The best move and its images under the position's symmetries.
+    added: Vec<Action>,
+    /// The new child's value.
+    child: Option<NewChild>,
+    /// The node's estimate of the moves still not in the book.
+    own: Option<Estimate>,
+    evaluations: u64,
 }
 
 /// The legal actions of `g` (every one: the book does not prune passes).
@@ -138,163 +185,221 @@ impl Builder {
     }
 
     /// Expands `book` until it has had `until` expansions in all, nothing is left to expand,
-    /// or `stop` is set (the expansion under way is then dropped); saves after every
-    /// expansion when [`Settings::save`] is set. Returns whether the target was reached (or
-    /// the book is complete).
-    pub fn run<E: Evaluator<GameState>>(
+    /// or `stop` is set (expansions under way are then dropped), with evaluators from
+    /// `factory` ([`Settings::threads`] of them); saves after every expansion when
+    /// [`Settings::save`] is set. Returns whether the target was reached (or the book is
+    /// complete).
+    pub fn run(
         &self,
         book: &mut Book,
-        ev: &mut E,
+        factory: &EvaluatorFactory,
         until: u64,
         stop: &Arc<AtomicBool>,
         on: &mut dyn FnMut(&Event),
     ) -> Result<bool, BookError> {
         let clock = Instant::now();
-        let start_evals = book.evaluations;
-        let start_expansions = book.expansions;
+        let (start_evals, start_expansions) = (book.evaluations, book.expansions);
         book.recompute();
         if book.expansions > 0 {
             on(&Event::Continuing { nodes: book.nodes.len(), expansions: book.expansions });
         }
-        while book.expansions < until {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(false);
+        let threads = self.settings.threads.max(1);
+        let (work_tx, work_rx) = mpsc::channel::<Work>();
+        let work_rx = Mutex::new(work_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Option<Outcome>>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let done_tx = done_tx.clone();
+                let work_rx = &work_rx;
+                scope.spawn(move || {
+                    let mut ev = factory();
+                    loop {
+                        let Ok(w) = work_rx.lock().map_err(drop).and_then(|rx| rx.recv().map_err(drop))
+                        else {
+                            return;
+                        };
+                        if done_tx.send(self.work(w, &mut ev, stop)).is_err() {
+                            return;
+                        }
+                    }
+                });
             }
-            let t = Instant::now();
-            let root = &book.nodes[0];
-            let next = if root.own.is_none() && root.children.is_empty() && root.exact.is_none() {
-                if root.state.is_over() {
-                    None
-                } else {
-                    Some(0)
+            drop(done_tx);
+            let mut busy: Vec<u32> = Vec::new();
+            let mut result = Ok(true);
+            loop {
+                // Hand out work while threads are free and expansions are due.
+                while busy.len() < threads
+                    && book.expansions + (busy.len() as u64) < until
+                    && !stop.load(Ordering::Relaxed)
+                {
+                    let Some(i) = self.next(book, &busy) else { break };
+                    busy.push(i);
+                    let n = &book.nodes[i as usize];
+                    let w = Work {
+                        node: i,
+                        state: n.state.clone(),
+                        history: n.history,
+                        moves: n.moves.clone(),
+                        in_book: n.children.iter().map(|e| e.action).collect(),
+                        seed: self.settings.seed ^ n.key ^ book.expansions.wrapping_mul(0x9E37_79B9),
+                    };
+                    if work_tx.send(w).is_err() {
+                        break;
+                    }
                 }
-            } else {
-                cheapest(book, &self.settings.weights, 1).first().map(|&(i, _)| i)
-            };
-            let Some(i) = next else { return Ok(true) };
-            if self.expand(book, i, ev, stop, on).is_none() {
-                return Ok(false);
+                if busy.is_empty() {
+                    if stop.load(Ordering::Relaxed) {
+                        result = Ok(false);
+                    }
+                    break;
+                }
+                let t = Instant::now();
+                let Ok(done) = done_rx.recv() else { break };
+                let Some(outcome) = done else {
+                    // Stopped mid-search: drop what is under way.
+                    result = Ok(false);
+                    break;
+                };
+                busy.retain(|&b| b != outcome.node);
+                let i = outcome.node;
+                self.apply(book, outcome, on);
+                book.expansions += 1;
+                book.seconds += t.elapsed().as_secs_f64();
+                book.recompute();
+                if let Some(path) = &self.settings.save {
+                    if let Err(e) = file::save(book, path) {
+                        result = Err(e);
+                        break;
+                    }
+                }
+                let secs = clock.elapsed().as_secs_f64().max(1e-9);
+                let done = (book.expansions - start_expansions) as f64;
+                on(&Event::Expanded(Status {
+                    expansions: book.expansions,
+                    nodes: book.nodes.len(),
+                    fair: book.fair_komi(),
+                    evaluations: book.evaluations,
+                    evals_per_second: (book.evaluations - start_evals) as f64 / secs,
+                    eta_seconds: secs / done * until.saturating_sub(book.expansions) as f64,
+                    ply: key::ply(&book.nodes[i as usize].state),
+                }));
             }
-            book.expansions += 1;
-            book.seconds += t.elapsed().as_secs_f64();
-            book.recompute();
-            if let Some(path) = &self.settings.save {
-                file::save(book, path)?;
-            }
-            let secs = clock.elapsed().as_secs_f64().max(1e-9);
-            let done = (book.expansions - start_expansions) as f64;
-            on(&Event::Expanded(Status {
-                expansions: book.expansions,
-                nodes: book.nodes.len(),
-                fair: book.fair_komi(),
-                evaluations: book.evaluations,
-                evals_per_second: (book.evaluations - start_evals) as f64 / secs,
-                eta_seconds: secs / done * (until - book.expansions) as f64,
-                ply: crate::key::ply(&book.nodes[i as usize].state),
-            }));
-        }
-        Ok(true)
+            // Ends the threads: no more work; searches under way see the stop, or finish.
+            drop(work_tx);
+            result
+        })
     }
 
-    /// One expansion of node `i`; `None` when stopped (nothing changed then).
-    fn expand<E: Evaluator<GameState>>(
+    /// The next node to expand: the root before its first search, else the cheapest node
+    /// not being expanded already.
+    fn next(&self, book: &Book, busy: &[u32]) -> Option<u32> {
+        let root = &book.nodes[0];
+        if root.own.is_none() && root.children.is_empty() && root.exact.is_none() {
+            return (!root.state.is_over() && busy.is_empty()).then_some(0);
+        }
+        cheapest(book, &self.settings.weights, busy.len() + 1)
+            .into_iter()
+            .map(|(i, _)| i)
+            .find(|i| !busy.contains(i))
+    }
+
+    /// One expansion's searches (on an expansion thread); `None` when stopped.
+    fn work(
         &self,
-        book: &mut Book,
-        i: u32,
-        ev: &mut E,
+        w: Work,
+        ev: &mut Box<dyn Evaluator<GameState>>,
         stop: &Arc<AtomicBool>,
-        on: &mut dyn FnMut(&Event),
-    ) -> Option<()> {
+    ) -> Option<Outcome> {
         let s = &self.settings;
-        let g = book.nodes[i as usize].state.clone();
-        let legal = legal(&g);
-        let raw = ev.evaluate(&[EvalRequest { state: g.clone(), legal: legal.clone() }]).pop()?;
-        book.evaluations += 1;
-        let prior = |a: Action| legal.iter().position(|&b| b == a).map_or(0.0, |k| raw.policy[k].max(0.0));
-        let mut in_book: Vec<Action> = book.nodes[i as usize].children.iter().map(|e| e.action).collect();
-        let seed = s.seed ^ book.nodes[i as usize].key ^ book.expansions.wrapping_mul(0x9E37_79B9);
-        let first = self.search(&g, &in_book, s.visits, seed, ev, stop, book)?;
-        let best = first.most_visited_child();
-        if let Some(best) = best {
-            let (child, _, new) = book.child(i, best.action)?;
-            let target = book.nodes[child as usize].key;
+        let g = &w.state;
+        let legal = legal(g);
+        let raw = ev.evaluate(&[EvalRequest { state: g.clone(), legal: legal.clone() }]).pop()?.policy;
+        let mut evaluations = 1;
+        let prior = |a: Action| legal.iter().position(|&b| b == a).map_or(0.0, |k| raw[k].max(0.0));
+        let mut in_book = w.in_book.clone();
+        let first = self.search(g, &in_book, s.visits, w.seed, ev, stop, &mut evaluations)?;
+        let mut added = Vec::new();
+        let mut child = None;
+        if let Some(best) = first.most_visited_child() {
+            let after = |a: Action| {
+                let mut c = g.clone();
+                c.play(a).ok()?;
+                let h = w.history.after(g, &c);
+                Some((key::canonical(&c, &h).key, c))
+            };
+            let (target, state) = after(best.action)?;
             // The move and every image of it under the position's symmetries lead to one node.
-            let open: Vec<Action> = legal.iter().copied().filter(|a| !in_book.contains(a)).collect();
-            for a in open {
-                let same = a == best.action || book.key_after(i, a) == Some(target);
-                if same {
-                    let (c, sym, _) = book.child(i, a)?;
-                    book.nodes[i as usize].children.push(Edge { action: a, child: c, sym, prior: prior(a) });
-                    in_book.push(a);
+            for a in legal.iter().copied().filter(|a| !in_book.contains(a)) {
+                if a == best.action || after(a).map(|(k, _)| k) == Some(target) {
+                    added.push(a);
                 }
             }
-            if new {
-                self.settle(book, child, &best, g.to_move(), stop, on);
-            }
+            in_book.extend(&added);
+            let estimate = self.estimate(&best, g.to_move(), 1.0);
+            let (exact, tried) = if state.is_over() {
+                (Some((state.score().margin_black() as f32, 0)), false)
+            } else if key::ply(&state) >= s.solve_from_ply {
+                let mut moves = w.moves.clone();
+                moves.push(best.action);
+                (self.solve(&state, &moves, stop), true)
+            } else {
+                (None, false)
+            };
+            child = Some(NewChild { estimate, exact, tried });
         }
         let rest: Vec<Action> = legal.iter().copied().filter(|a| !in_book.contains(a)).collect();
         let own = if rest.is_empty() {
             None
         } else {
             let max_prior = rest.iter().map(|&a| prior(a)).fold(0.0, f32::max);
-            let again = self.search(&g, &in_book, s.revisit, seed ^ 0x5EA2C4, ev, stop, book);
-            let fallback = || {
-                first
-                    .root_children()
-                    .into_iter()
-                    .filter(|c| c.visits > 0 && !in_book.contains(&c.action))
-                    .max_by_key(|c| c.visits)
-            };
-            let stats = match &again {
-                Some(s2) => s2.most_visited_child(),
-                None => fallback(),
-            };
-            stats.map(|c| self.estimate(&c, g.to_move(), max_prior))
+            let again = self.search(g, &in_book, s.revisit, w.seed ^ 0x5EA2C4, ev, stop, &mut evaluations)?;
+            again.most_visited_child().map(|c| self.estimate(&c, g.to_move(), max_prior))
         };
-        let node = &mut book.nodes[i as usize];
-        node.own = own;
-        node.searched = true;
-        node.raw_best = legal.iter().zip(&raw.policy).max_by(|a, b| a.1.total_cmp(b.1)).map(|(&a, _)| a);
-        Some(())
+        Some(Outcome { node: w.node, legal, raw, added, child, own, evaluations })
     }
 
-    /// Sets a new node's estimate from its parent's search (`stats`, from `mover`'s view),
-    /// or its exact value where the game is over or the solver settles it.
-    fn settle(
-        &self,
-        book: &mut Book,
-        child: u32,
-        stats: &ChildStats<Action>,
-        mover: Color,
-        stop: &Arc<AtomicBool>,
-        on: &mut dyn FnMut(&Event),
-    ) {
-        let s = &self.settings;
-        let node = book.nodes[child as usize].clone();
-        if node.state.is_over() {
-            let lead = node.state.score().margin_black() as f32;
-            book.nodes[child as usize].exact = Some(lead);
-            return;
-        }
-        book.nodes[child as usize].own = Some(self.estimate(stats, mover, 1.0));
-        let ply = crate::key::ply(&node.state);
-        if ply < s.solve_from_ply {
-            return;
-        }
-        let rules = *node.state.rules();
+    /// The exact lead of the position after `moves` and the solver's nodes, if the solver
+    /// settles it within its budget.
+    fn solve(&self, state: &GameState, moves: &[Action], stop: &Arc<AtomicBool>) -> Option<(f32, u64)> {
+        let rules = *state.rules();
         let opts = SolveOptions {
             table_bits: 18,
-            node_limit: s.solve_nodes,
+            node_limit: self.settings.solve_nodes,
             progress_every: u64::MAX,
             stop: Some(Arc::clone(stop)),
             ..SolveOptions::default()
         };
-        book.nodes[child as usize].solve_tried = true;
-        if let Ok(sol) = solve_after(&rules, &node.moves, &opts, &mut |_| {}) {
-            let lead = sol.margin as f32 - rules.komi.as_f64() as f32;
-            book.nodes[child as usize].exact = Some(lead);
-            on(&Event::Solved { ply, lead, nodes: sol.stats.nodes });
+        let sol = solve_after(&rules, moves, &opts, &mut |_| {}).ok()?;
+        Some((sol.margin as f32 - rules.komi.as_f64() as f32, sol.stats.nodes))
+    }
+
+    /// Puts an expansion's outcome into the book.
+    fn apply(&self, book: &mut Book, o: Outcome, on: &mut dyn FnMut(&Event)) {
+        let i = o.node;
+        let prior = |a: Action| o.legal.iter().position(|&b| b == a).map_or(0.0, |k| o.raw[k].max(0.0));
+        for (k, &a) in o.added.iter().enumerate() {
+            let Some((c, sym, new)) = book.child(i, a) else { continue };
+            book.nodes[i as usize].children.push(Edge { action: a, child: c, sym, prior: prior(a) });
+            if let (0, true, Some(NewChild { estimate, exact, tried })) = (k, new, o.child) {
+                let node = &mut book.nodes[c as usize];
+                node.solve_tried = tried;
+                match exact {
+                    Some((lead, nodes)) => {
+                        node.exact = Some(lead);
+                        if tried {
+                            on(&Event::Solved { ply: key::ply(&node.state), lead, nodes });
+                        }
+                    }
+                    None => node.own = Some(estimate),
+                }
+            }
         }
+        let node = &mut book.nodes[i as usize];
+        node.own = o.own;
+        node.searched = true;
+        node.raw_best = o.legal.iter().zip(&o.raw).max_by(|a, b| a.1.total_cmp(b.1)).map(|(&a, _)| a);
+        book.evaluations += o.evaluations;
     }
 
     /// A root child's statistics (from `mover`'s view) as an estimate, Black's view.
@@ -307,17 +412,17 @@ impl Builder {
     }
 
     /// A search of `g` with `exclude` left out at its root, to `visits` visits (counted into
-    /// the book's evaluations); `None` when stopped.
+    /// `evaluations`); `None` when stopped.
     #[allow(clippy::too_many_arguments)]
-    fn search<E: Evaluator<GameState>>(
+    fn search(
         &self,
         g: &GameState,
         exclude: &[Action],
         visits: u32,
         seed: u64,
-        ev: &mut E,
+        ev: &mut Box<dyn Evaluator<GameState>>,
         stop: &AtomicBool,
-        book: &mut Book,
+        evaluations: &mut u64,
     ) -> Option<Search<GameState>> {
         let s = &self.settings;
         let mut search = Search::new(g.clone(), s.search, seed);
@@ -327,7 +432,7 @@ impl Builder {
         while search.root_visits() < visits {
             let before = search.root_visits();
             search.run(ev, before.saturating_add(step).min(visits), s.batch);
-            book.evaluations += u64::from(search.root_visits() - before);
+            *evaluations += u64::from(search.root_visits() - before);
             if stop.load(Ordering::Relaxed) {
                 return None;
             }

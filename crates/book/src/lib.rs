@@ -31,7 +31,7 @@ pub mod sgf;
 mod values;
 
 pub use cost::CostWeights;
-pub use expand::{Builder, Event, Settings};
+pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
 pub use file::{net_id, BookError, Header, FORMAT_VERSION, MAX_BYTES};
 pub use values::Backed;
 

@@ -3,8 +3,9 @@
 //! or damaged file.
 
 use hane_book::{Book, BookError, Builder, Event, Settings};
+use hane_engine::GameState;
 use hane_engine::Rules;
-use hane_mcts::RolloutEvaluator;
+use hane_mcts::{Evaluator, RolloutEvaluator};
 use hane_solver::{solve, SolveOptions};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -21,8 +22,8 @@ fn settings(size: usize, solve_from_ply: u32) -> Settings {
 
 fn grow(book: &mut Book, s: &Settings, until: u64) -> bool {
     let stop = Arc::new(AtomicBool::new(false));
-    let mut ev = RolloutEvaluator::new(3);
-    Builder::new(s.clone()).run(book, &mut ev, until, &stop, &mut |_: &Event| {}).unwrap()
+    let factory = || -> Box<dyn Evaluator<GameState>> { Box::new(RolloutEvaluator::new(3)) };
+    Builder::new(s.clone()).run(book, &factory, until, &stop, &mut |_: &Event| {}).unwrap()
 }
 
 #[test]
@@ -40,6 +41,17 @@ fn a_3x3_book_proves_the_solvers_margin() {
     assert!(book.expansions > 4, "{}", book.expansions);
     let sgf = hane_book::sgf::write(&book, 6, 1000);
     assert!(sgf.starts_with("(;GM[1]") && sgf.contains(";B[bb]"), "{sgf}");
+}
+
+#[test]
+fn two_expansion_threads_prove_the_same_margin() {
+    let rules: Rules = "ttakji,size=3,komi=7".parse().unwrap();
+    let mut book = Book::new(&rules, "rollouts");
+    let mut s = settings(3, 4);
+    s.threads = 2;
+    assert!(grow(&mut book, &s, 500));
+    let fair = book.fair_komi();
+    assert!(fair.proven && fair.margin == 9.0, "{fair}");
 }
 
 #[test]

@@ -52,6 +52,10 @@ pub struct Args {
     /// goes beside the book as JSON (its extension `json`).
     #[arg(long)]
     sgf: Option<PathBuf>,
+    /// Expansions searched at once, each on a thread with its own copy of the net (1: the
+    /// same book on every run; 2 uses both cores of a two-core machine).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
     /// Seed of the searches.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -63,14 +67,27 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
     let revisit = a.revisit.unwrap_or((a.visits / 2).max(1));
     VISITS.check("--revisit", revisit).map_err(Failure::input)?;
+    if !(1..=64).contains(&a.threads) {
+        return Err(Failure::input(format!("--threads {}: allowed 1 to 64", a.threads)));
+    }
     if !(0.0..=100.0).contains(&a.error_factor) {
         return Err(Failure::input(format!("--error-factor {}: allowed 0 to 100", a.error_factor)));
     }
-    let (mut ev, net): (BoxedEvaluator, String) = match (&a.model, a.evaluator.as_deref()) {
-        (Some(p), _) => (nets.evaluator(p, &rules)?, net_id(p).map_err(|e| Failure::input(e.to_string()))?),
-        (None, Some("rollout")) => (Box::new(RolloutEvaluator::new(a.seed)), "rollouts".into()),
+    let net = match (&a.model, a.evaluator.as_deref()) {
+        (Some(p), _) => {
+            drop(nets.evaluator(p, &rules)?);
+            net_id(p).map_err(|e| Failure::input(e.to_string()))?
+        }
+        (None, Some("rollout")) => "rollouts".into(),
         (None, Some(e)) => return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout"))),
         (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout")),
+    };
+    let seed = a.seed;
+    let factory = || -> BoxedEvaluator {
+        match &a.model {
+            Some(p) => nets.evaluator(p, &rules).unwrap_or_else(|e| panic!("{}", e.message)),
+            None => Box::new(RolloutEvaluator::new(seed)),
+        }
     };
     let mut settings = Settings::for_board(rules.size.into());
     settings.visits = a.visits;
@@ -79,6 +96,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     settings.solve_nodes = a.solve_nodes;
     settings.error_factor = a.error_factor;
     settings.seed = a.seed;
+    settings.threads = a.threads;
     let json = a.out.with_extension("json");
     let job = BookJob {
         rules,
@@ -97,7 +115,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         a.expansions,
         a.visits
     );
-    let report = hane_pipeline::book::build(&job, &mut ev, &net, &stop::stop(), &mut |e| match e {
+    let report = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| match e {
         Event::Continuing { nodes, expansions } => {
             errln!("continuing {} ({nodes} nodes, {expansions} expansions)", a.out.display())
         }

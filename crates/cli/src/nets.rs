@@ -10,7 +10,7 @@ use hane_pipeline::players::BoxedEvaluator;
 use std::path::Path;
 
 /// How a front-end command gets its search.
-pub trait Nets {
+pub trait Nets: Sync {
     /// The search of `visits` visits per decision, with the net of the checkpoint at `model`
     /// (which must be able to play `rules`) or, without one, random rollouts.
     fn brain(&self, model: Option<&Path>, rules: &Rules, visits: u32, seed: u64) -> Result<Brain, Failure>;

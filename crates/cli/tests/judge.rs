@@ -163,6 +163,9 @@ fn the_loop_judges_its_nets_once_the_generations_are_done() {
     let (code, _, stderr) =
         hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("only [loop] generations, judge_positions and the book_ keys may change"), "{stderr}");
+    assert!(
+        stderr.contains("only [loop] generations, judge_positions and the book_ keys may change"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

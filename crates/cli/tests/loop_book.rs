@@ -46,7 +46,10 @@ fn the_loop_builds_a_book_with_its_best_net() {
     assert!(!out.join("book").exists() && !stdout.contains("the book"), "{stdout}");
     let (code, stdout, stderr) = hane_loop(4);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("== the book: 4 expansions with models/gen-000.safetensors at komi 9"), "{stdout}");
+    assert!(
+        stdout.contains("== the book: 4 expansions with models/gen-000.safetensors at komi 9"),
+        "{stdout}"
+    );
     assert!(stdout.contains("komi 9: Black's margin"), "{stdout}");
     assert!(stdout.contains("fair komi "), "{stdout}");
     let stem = out.join("book/models-gen-000-komi9");

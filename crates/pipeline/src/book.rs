@@ -4,9 +4,8 @@
 //! komi where the rule set draws at an equal count), the main line, the share of nodes where
 //! the raw policy picks the book's move, and the cost.
 
-use crate::players::BoxedEvaluator;
 use crate::{write_file, write_json, Error, Stop};
-use hane_book::{Book, BookError, Builder, Event, FairKomi, Settings};
+use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Settings};
 use hane_engine::Rules;
 use hane_eval::komi::KomiEstimate;
 use serde::{Deserialize, Serialize};
@@ -85,12 +84,12 @@ fn book_error(e: BookError) -> Error {
     }
 }
 
-/// Grows the book of `job` with `ev` (the net named `net`) to its expansions, reporting
+/// Grows the book of `job` with evaluators from `factory` (the net named `net`) to its expansions, reporting
 /// through `on`; a stop ends it after the expansion under way with [`Error::Interrupted`]
 /// (the book is saved; the same job continues it).
 pub fn build(
     job: &BookJob,
-    ev: &mut BoxedEvaluator,
+    factory: &EvaluatorFactory,
     net: &str,
     stop: &Stop,
     on: &mut dyn FnMut(&Event),
@@ -101,8 +100,9 @@ pub fn build(
     }
     let mut settings = job.settings.clone();
     settings.save = Some(job.file.clone());
-    let finished =
-        Builder::new(settings).run(&mut book, ev, job.expansions, &stop.flag(), on).map_err(book_error)?;
+    let finished = Builder::new(settings)
+        .run(&mut book, factory, job.expansions, &stop.flag(), on)
+        .map_err(book_error)?;
     let report = report(&book);
     if let Some(path) = &job.sgf {
         write_file(path, hane_book::sgf::write(&book, 60, 50_000).as_bytes())?;
@@ -161,6 +161,9 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
             "fair komi unsettled: the book says {:.2} {bracket}, the curve {:.2}; not an answer yet",
             f.margin, c.crossing
         ),
-        None => format!("fair komi unsettled: the book says {:.2} {bracket}, no curve estimate beside it", f.margin),
+        None => format!(
+            "fair komi unsettled: the book says {:.2} {bracket}, no curve estimate beside it",
+            f.margin
+        ),
     }
 }

@@ -235,6 +235,8 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<(), 
     settings.revisit = (cfg.book_visits / 2).max(1);
     settings.solve_from_ply = crate::book::solve_from_ply(&rules);
     settings.seed = cx.cfg.seed;
+    // As many expansions at once as self-play has workers: the generations are done.
+    settings.threads = cx.cfg.selfplay.threads.max(1);
     let job = crate::book::BookJob {
         rules,
         file: dir.join(format!("{stem}.book")),
@@ -245,10 +247,11 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<(), 
     };
     on(Event::Line(format!("== the book: {} expansions with {best} at komi {komi}", cfg.book_expansions)));
     let path = run_dir.join(&best);
-    let mut ev = crate::players::net(&path, &rules)?;
+    drop(crate::players::net(&path, &rules)?);
+    let factory = || crate::players::net(&path, &rules).expect("the net loaded a moment ago");
     let net = hane_book::net_id(&path).map_err(|e| Error::Input(e.to_string()))?;
     let every = (cfg.book_expansions / 20).max(1) as u64;
-    let report = crate::book::build(&job, &mut ev, &net, cx.stop, &mut |e| match e {
+    let report = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
         hane_book::Event::Expanded(s) if s.expansions % every == 0 => on(Event::Line(format!("book: {s}"))),
         hane_book::Event::Continuing { nodes, expansions } => {
             on(Event::Line(format!("book: continuing ({nodes} nodes, {expansions} expansions)")))

@@ -47,6 +47,25 @@ enum What {
         #[arg(long)]
         loader: bool,
     },
+    /// Net evaluations/s inside a book's searches against the bare batched forward pass of
+    /// the same net (one expansion thread, the solver off, nothing saved).
+    Book {
+        /// The checkpoint; the book is of its rules and board.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// The book's komi (default: the net's rules').
+        #[arg(long, allow_hyphen_values = true)]
+        komi: Option<f64>,
+        /// Expansions.
+        #[arg(long, default_value_t = 40)]
+        expansions: u64,
+        /// Visits per search.
+        #[arg(long, default_value_t = 800)]
+        visits: u32,
+        /// Leaves per evaluator call.
+        #[arg(long, default_value_t = 16)]
+        batch: usize,
+    },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
     Selfplay {
@@ -99,6 +118,27 @@ pub fn run(a: Args) -> Result<(), Failure> {
             let report = hane_train::bench(&cfg, data.as_deref(), steps, &mut crate::progress::print_train)
                 .map_err(Failure::other)?;
             outln!("{report}");
+            Ok(())
+        }
+        What::Book { model, komi, expansions, visits, batch } => {
+            hane_mcts::VISITS.check("--visits", visits).map_err(Failure::input)?;
+            if !(1..=4096).contains(&batch) {
+                return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+            }
+            let r = bench::book_rates(&model, komi, expansions, visits, batch)?;
+            outln!(
+                "book of {} with {}: {} expansions of {visits} + {} visits, batch {batch}",
+                r.rules,
+                model.display(),
+                r.expansions,
+                (visits / 2).max(1)
+            );
+            outln!(
+                "evaluations/s: {:.0} in the book, {:.0} bare (the same net on full batches of {batch}), ratio {:.2}",
+                r.evals,
+                r.bare_evals,
+                r.evals / r.bare_evals
+            );
             Ok(())
         }
         What::Selfplay {

@@ -290,3 +290,48 @@ pub fn peak_rss_kib() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// What `hane bench book` measured.
+#[derive(Clone, Debug)]
+pub struct BookRates {
+    /// The rules the net plays, with the book's komi.
+    pub rules: Rules,
+    /// Expansions made.
+    pub expansions: u64,
+    /// Net evaluations per second inside the book's searches (one expansion thread, the
+    /// solver off).
+    pub evals: f64,
+    /// Evaluations per second of the same net alone on full batches of the book's batch size.
+    pub bare_evals: f64,
+}
+
+/// Grows an unsaved book of `expansions` expansions with the net of `model` on its own rules
+/// (at `komi`, or theirs), `visits` per search in batches of `batch`, and measures the net
+/// alone beside it.
+pub fn book_rates(
+    model: &std::path::Path,
+    komi: Option<f64>,
+    expansions: u64,
+    visits: u32,
+    batch: usize,
+) -> Result<BookRates, Error> {
+    let (mut rules, _) = crate::net_rules::trained_rules(model).map_err(|e| Error::net_load(model, e))?;
+    if let Some(k) = komi {
+        rules.komi = hane_engine::Komi::from_f64(k).ok_or_else(|| Error::Input(format!("--komi {k}")))?;
+    }
+    drop(crate::players::net(model, &rules)?);
+    let factory = || crate::players::net(model, &rules).expect("the net loaded a moment ago");
+    let mut settings = hane_book::Settings::for_board(rules.size.into());
+    settings.visits = visits;
+    settings.revisit = (visits / 2).max(1);
+    settings.batch = batch;
+    settings.solve_from_ply = u32::MAX;
+    let mut book = hane_book::Book::new(&rules, "bench");
+    let t = Instant::now();
+    hane_book::Builder::new(settings)
+        .run(&mut book, &factory, expansions, &Arc::new(AtomicBool::new(false)), &mut |_| {})
+        .map_err(|e| Error::Input(e.to_string()))?;
+    let evals = book.evaluations as f64 / t.elapsed().as_secs_f64();
+    let bare = bare_evals(rules, &Source::Model(model.to_path_buf()), batch)?;
+    Ok(BookRates { rules, expansions: book.expansions, evals, bare_evals: bare })
+}

@@ -32,6 +32,36 @@ pub struct CostWeights {
     pub per_child: f32,
     /// Per squared book move already at the node.
     pub per_child_sq: f32,
+    /// The share of its cost that an edge on the node's best line (the mover's best book
+    /// move, by lead) is spared, so the book deepens its main lines (KataGo's PV bonus, up to
+    /// 0.5 there).
+    pub pv_discount: f32,
+}
+
+impl CostWeights {
+    /// Sets weights from `key=value` pairs separated by commas (`per_child=1,pv_discount=0.5`).
+    pub fn parse_into(&mut self, text: &str) -> Result<(), String> {
+        for pair in text.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').ok_or_else(|| format!("{pair:?}: not key=value"))?;
+            let v: f32 = v.parse().map_err(|_| format!("{pair:?}: not a number"))?;
+            if !(0.0..=1000.0).contains(&v) {
+                return Err(format!("{pair:?}: allowed 0 to 1000"));
+            }
+            let slot = match k {
+                "per_move" => &mut self.per_move,
+                "per_point" => &mut self.per_point,
+                "point_cap" => &mut self.point_cap,
+                "per_win" => &mut self.per_win,
+                "per_log_policy" => &mut self.per_log_policy,
+                "per_child" => &mut self.per_child,
+                "per_child_sq" => &mut self.per_child_sq,
+                "pv_discount" if v <= 1.0 => &mut self.pv_discount,
+                _ => return Err(format!("{k:?}: not a cost weight (or out of range)")),
+            };
+            *slot = v;
+        }
+        Ok(())
+    }
 }
 
 impl Default for CostWeights {
@@ -49,6 +79,7 @@ impl Default for CostWeights {
             per_log_policy: 0.75,
             per_child: 0.25,
             per_child_sq: 0.05,
+            pv_discount: 0.0,
         }
     }
 }
@@ -90,8 +121,13 @@ pub fn expansion_costs(book: &Book, w: &CostWeights) -> Vec<f32> {
             let wins = (best_win - win(v)).max(0.0);
             w.per_move + w.per_point * points + w.per_win * wins
         };
+        let best = crate::values::best_edge(nodes, i as usize).map(|e| e.child);
         for e in &n.children {
-            let c = here + gap(&nodes[e.child as usize].value) + w.per_log_policy * neg_log(e.prior);
+            let mut step = gap(&nodes[e.child as usize].value) + w.per_log_policy * neg_log(e.prior);
+            if Some(e.child) == best {
+                step *= 1.0 - w.pv_discount;
+            }
+            let c = here + step;
             let slot = &mut path[e.child as usize];
             *slot = slot.min(c);
         }

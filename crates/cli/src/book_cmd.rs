@@ -52,6 +52,11 @@ pub struct Args {
     /// goes beside the book as JSON (its extension `json`).
     #[arg(long)]
     sgf: Option<PathBuf>,
+    /// Path cost weights as key=value pairs, e.g. `per_child=1,pv_discount=0.5` (keys:
+    /// per_move, per_point, point_cap, per_win, per_log_policy, per_child, per_child_sq,
+    /// pv_discount; docs/book.md).
+    #[arg(long, default_value = "")]
+    cost: String,
     /// Expansions searched at once, each on a thread with its own copy of the net (1: the
     /// same book on every run; 2 uses both cores of a two-core machine).
     #[arg(long, default_value_t = 1)]
@@ -97,6 +102,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     settings.error_factor = a.error_factor;
     settings.seed = a.seed;
     settings.threads = a.threads;
+    settings.weights.parse_into(&a.cost).map_err(|e| Failure::input(format!("--cost: {e}")))?;
     let json = a.out.with_extension("json");
     let job = BookJob {
         rules,

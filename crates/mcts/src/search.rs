@@ -102,6 +102,9 @@ pub struct Search<G: Game> {
     tie_salt: u64,
     /// Which legal actions the search may consider (see [`Search::set_move_filter`]).
     filter: Option<MoveFilter<G>>,
+    /// A root action to search whatever the net thinks of it, and the share of the root's
+    /// prior it gets (see [`Search::set_root_hint`]).
+    hint: Option<(G::Action, f32)>,
 }
 
 /// Whether the search may consider an action: called with the node's depth (0 at the
@@ -133,6 +136,7 @@ impl<G: Game> Search<G> {
             pending: 0,
             tie_salt: mix64(seed ^ 0x7E1E_B4EA_C0FF_EE00),
             filter: None,
+            hint: None,
         }
     }
 
@@ -142,6 +146,16 @@ impl<G: Game> Search<G> {
     /// actions to follow it.
     pub fn set_move_filter(&mut self, filter: MoveFilter<G>) {
         self.filter = Some(filter);
+    }
+
+    /// Makes the search look at root action `action` whatever the net thinks of it (KataGo's
+    /// hint positions, e.g. an opening book's move): its prior at the root becomes
+    /// `(1 - share) * p + share`, the others `(1 - share) * p`, so the search tries it early
+    /// and often; the visits then say whether it is good. Only the current root: moving on
+    /// ([`Search::advance`]) clears it. Set it before the first visit.
+    pub fn set_root_hint(&mut self, action: G::Action, share: f32) {
+        self.hint = Some((action, share.clamp(0.0, 1.0)));
+        self.refresh_root_priors();
     }
 
     /// The root position.
@@ -359,6 +373,7 @@ impl<G: Game> Search<G> {
         } else {
             self.tree.subtree(child)
         };
+        self.hint = None;
         self.root_priors.clear();
         self.refresh_root_priors();
         self.refresh_center();
@@ -610,24 +625,30 @@ impl<G: Game> Search<G> {
     /// total concentration `dirichlet_alpha` spread over the legal actions.
     fn refresh_root_priors(&mut self) {
         self.root_priors.clear();
-        if self.tree.nodes[0].kind != Kind::Expanded || !self.exploring() {
+        if self.tree.nodes[0].kind != Kind::Expanded || !(self.exploring() || self.hint.is_some()) {
             return;
         }
         let raw: Vec<f32> = self.tree.edges_of(0).iter().map(|e| e.prior).collect();
         let n = raw.len();
-        let t = self.cfg.root_policy_temperature;
+        let t = if self.exploring() { self.cfg.root_policy_temperature } else { 1.0 };
         let mut p: Vec<f32> =
             if t > 0.0 && t != 1.0 { raw.iter().map(|&x| x.powf(1.0 / t)).collect() } else { raw };
         let sum: f32 = p.iter().sum();
         if sum > 0.0 {
             p.iter_mut().for_each(|x| *x /= sum);
         }
-        let w = self.cfg.noise_weight;
+        let w = if self.exploring() { self.cfg.noise_weight } else { 0.0 };
         if w > 0.0 && n > 1 {
             let alpha = f64::from(self.cfg.dirichlet_alpha) / n as f64;
             let eta = dirichlet(&mut self.rng, alpha, n);
             for (x, e) in p.iter_mut().zip(eta) {
                 *x = (1.0 - w) * *x + w * e;
+            }
+        }
+        if let Some((a, share)) = self.hint {
+            if let Some(i) = self.tree.edges_of(0).iter().position(|e| e.action == a) {
+                p.iter_mut().for_each(|x| *x *= 1.0 - share);
+                p[i] += share;
             }
         }
         self.root_priors = p;

@@ -292,3 +292,33 @@ fn the_completed_q_target_follows_the_values_and_leaves_the_visits_alone() {
     };
     assert_eq!(quiet(cfg), quiet(cq));
 }
+
+#[test]
+fn a_root_hint_is_searched_and_forgotten_after_the_move() {
+    // A corner point of 7x7, which the uniform prior gives 1/n like any other of the n root
+    // actions (the priors below are times n).
+    let cfg = SearchConfig::for_board(7).with_noise(false);
+    let corner = Action::Place(fresh("ttakji,size=7").geo().from_dense(0));
+    let visits = |hint: bool| {
+        let mut s = Search::new(fresh("ttakji,size=7"), cfg, 4);
+        if hint {
+            s.set_root_hint(corner, 0.5);
+        }
+        s.run(&mut UniformEvaluator, 200, 1);
+        let n = s.visit_counts().iter().find(|&&(a, _)| a == corner).unwrap().1;
+        let children = s.root_children();
+        let prior = children.iter().find(|c| c.action == corner).unwrap().prior;
+        (n, prior * children.len() as f32, s)
+    };
+    let (plain, p0, _) = visits(false);
+    let (hinted, p1, mut s) = visits(true);
+    assert!((p0 - 1.0).abs() < 1e-5, "{p0}");
+    assert!(p1 > 20.0, "{p1}");
+    assert!(hinted >= 50 && hinted > 5 * plain.max(1), "{hinted} against {plain}");
+    // After a move the next root has no hint.
+    let other = Action::Place(s.root().geo().from_dense(24));
+    s.advance(other);
+    s.run(&mut UniformEvaluator, 100, 1);
+    let priors: Vec<f32> = s.root_children().iter().map(|c| c.prior).collect();
+    assert!(priors.iter().all(|&p| (p - priors[0]).abs() < 1e-6), "{priors:?}");
+}

@@ -239,6 +239,12 @@ impl Book {
         line
     }
 
+    /// The mover's best book move at node `i`, when it is at least as good as the moves not
+    /// in the book, in the node's own frame.
+    pub fn best_move(&self, i: u32) -> Option<Action> {
+        values::best_edge(&self.nodes, i as usize).map(|e| e.action)
+    }
+
     /// The share of searched nodes with book moves where the raw policy's favourite is the
     /// best book move, and how many such nodes there are.
     pub fn policy_agreement(&self) -> (f64, usize) {

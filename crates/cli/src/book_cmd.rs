@@ -52,6 +52,11 @@ pub struct Args {
     /// goes beside the book as JSON (its extension `json`).
     #[arg(long)]
     sgf: Option<PathBuf>,
+    /// Write the book's positions as self-play start positions to this file at the end (each
+    /// searched node with its best book move as the hint; where the net's raw policy prefers
+    /// another move it weighs 4, else 1): `[selfplay] start_positions`.
+    #[arg(long)]
+    starts: Option<PathBuf>,
     /// Path cost weights as key=value pairs, e.g. `per_child=1,pv_discount=0.5` (keys:
     /// per_move, per_point, point_cap, per_win, per_log_policy, per_child, per_child_sq,
     /// pv_discount; docs/book.md).
@@ -137,5 +142,11 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         e => e.into(),
     })?;
     outln!("{}", report.lines());
+    if let Some(path) = &a.starts {
+        let book = hane_book::Book::open(&a.out, &rules, &net).map_err(|e| Failure::input(e.to_string()))?;
+        let starts = hane_pipeline::book::start_positions(&book, 3.0);
+        hane_pipeline::write_json(path, &starts)?;
+        outln!("{} start positions in {}", starts.positions.len(), path.display());
+    }
     Ok(())
 }

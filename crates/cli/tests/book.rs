@@ -19,6 +19,7 @@ fn a_3x3_book_proves_black_wins_by_nine() {
     std::fs::create_dir_all(&dir).unwrap();
     let book = dir.join("b3.book");
     let sgf = dir.join("b3.sgf");
+    let starts = dir.join("starts.json");
     let o = hane(&[
         "book",
         "--rules",
@@ -39,11 +40,20 @@ fn a_3x3_book_proves_black_wins_by_nine() {
         "4",
         "--sgf",
         sgf.to_str().unwrap(),
+        "--starts",
+        starts.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("komi 9: Black's margin +9.0 (proven)"), "{out}");
     assert!(out.contains("main line: B2"), "{out}");
+    // The start positions read back for self-play: every one legal, the root's hint B2.
+    let rules: hane_engine::Rules = "ttakji,size=3".parse().unwrap();
+    let read = hane_selfplay::starts::Starts::read(&starts, &rules).unwrap();
+    assert!(out.contains(&format!("{} start positions in", read.len())) && !read.is_empty(), "{out}");
+    let root = read.draw(0.0);
+    assert!(root.actions.is_empty(), "{root:?}");
+    assert_eq!(root.hint.map(|a| a.name(hane_engine::GameState::new(rules).geo())).as_deref(), Some("B2"));
     let tree = std::fs::read_to_string(&sgf).unwrap();
     assert!(tree.starts_with("(;GM[1]FF[4]") && tree.contains("SZ[3]KM[9]"), "{tree}");
     std::fs::remove_dir_all(&dir).unwrap();

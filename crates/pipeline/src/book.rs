@@ -8,6 +8,7 @@ use crate::{write_file, write_json, Error, Stop};
 use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Settings};
 use hane_engine::Rules;
 use hane_eval::komi::KomiEstimate;
+use hane_selfplay::starts::{StartPosition, StartPositions};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -166,4 +167,29 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
             f.margin
         ),
     }
+}
+
+/// The book's positions as self-play start positions (KataGo's `booktoposes`): every searched
+/// node with a best book move, before the solver's ply, in its own line's frame, with that
+/// move as the hint. A node where the net's raw policy prefers another move weighs
+/// `1 + disagree`, the others 1, so self-play goes most where the book corrected the net.
+pub fn start_positions(book: &Book, disagree: f32) -> StartPositions {
+    let geo = book.nodes[0].state.geo();
+    let idx = |a: hane_engine::Action| a.index(geo) as u16;
+    let positions = (0..book.nodes.len())
+        .filter_map(|i| {
+            let n = &book.nodes[i];
+            let best = book.best_move(i as u32)?;
+            if n.exact.is_some() || !n.searched {
+                return None;
+            }
+            let weight = if n.raw_best == Some(best) { 1.0 } else { 1.0 + disagree };
+            Some(StartPosition {
+                actions: n.moves.iter().map(|&a| idx(a)).collect(),
+                hint: Some(idx(best)),
+                weight,
+            })
+        })
+        .collect();
+    StartPositions { rules: book.header.rules.clone(), positions }
 }

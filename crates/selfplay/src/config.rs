@@ -62,6 +62,13 @@ pub struct SelfplayConfig {
     pub fast_visits: u32,
     /// Probability that a turn gets a full search ([`FRACTION_F32`]).
     pub p_full: f32,
+    /// A file of start positions ([`crate::starts`]; written by `hane book --starts`): with
+    /// probability `start_prob` a game begins at one of them, drawn by weight, and its first
+    /// search is full and looks at the position's hint.
+    pub start_positions: Option<std::path::PathBuf>,
+    /// The share of games that begin at a start position ([`FRACTION_F32`]; needs
+    /// `start_positions` above 0).
+    pub start_prob: f32,
     /// Resign when the mover's probability of not losing stays below this for `resign_turns`
     /// turns ([`FRACTION_F32`]).
     pub resign_threshold: f32,
@@ -128,6 +135,8 @@ impl Default for SelfplayConfig {
             full_visits: 64,
             fast_visits: 16,
             p_full: 0.25,
+            start_positions: None,
+            start_prob: 0.0,
             resign_threshold: 0.05,
             resign_turns: 3,
             resign_playthrough: 0.1,
@@ -169,8 +178,14 @@ impl SelfplayConfig {
             ("komi_wide", self.komi_wide),
             ("fork_prob", self.fork_prob),
             ("value_search_mix", self.value_search_mix),
+            ("start_prob", self.start_prob),
         ] {
             FRACTION_F32.check(key, v)?;
+        }
+        if self.start_prob > 0.0 && self.start_positions.is_none() {
+            return Err(Invalid(
+                "start_prob above 0 needs start_positions (a file of start positions)".into(),
+            ));
         }
         KOMI_STDEV.check("komi_stdev", self.komi_stdev)?;
         OPENING_MOVES.check("opening_moves", self.opening_moves)?;

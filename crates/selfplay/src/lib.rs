@@ -23,6 +23,7 @@ pub mod record;
 pub mod run;
 pub mod server;
 pub mod shared;
+pub mod starts;
 pub mod worker;
 
 pub use config::SelfplayConfig;

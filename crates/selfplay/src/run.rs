@@ -14,6 +14,7 @@ use crate::config::SelfplayConfig;
 use crate::pack::Packs;
 use crate::server::{EvaluatorFactory, Server, ServerStats};
 use crate::shared::{Progress, Shared};
+use crate::starts::Starts;
 use crate::worker;
 use hane_engine::range::{Allowed, Invalid};
 use std::collections::VecDeque;
@@ -154,6 +155,10 @@ pub fn run(
     }
     let (packs, finished) =
         Packs::open(&shards, &sgfs, cfg.pack_rows, source).map_err(|e| SelfplayError::Record(e.0))?;
+    let starts = match (&cfg.start_positions, cfg.start_prob > 0.0) {
+        (Some(path), true) => Starts::read(path, &rules).map_err(|e| SelfplayError::Invalid(Invalid(e)))?,
+        _ => Starts::default(),
+    };
     let todo: VecDeque<u64> = (0..games).filter(|id| !finished.contains(id)).collect();
     progress.resumed.store(games - todo.len() as u64, Ordering::Relaxed);
     let shared = Arc::new(Shared {
@@ -167,6 +172,7 @@ pub fn run(
         source: source.into(),
         packs,
         errors: Mutex::new(Vec::new()),
+        starts,
     });
     let start = Instant::now();
     let stats = Arc::new(ServerStats::default());

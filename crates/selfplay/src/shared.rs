@@ -52,6 +52,8 @@ pub struct Shared {
     pub(crate) source: String,
     pub(crate) packs: Packs,
     pub(crate) errors: Mutex<Vec<String>>,
+    /// The start positions games may begin at (empty: none).
+    pub(crate) starts: crate::starts::Starts,
 }
 
 impl Shared {

@@ -42,12 +42,28 @@ impl Slot {
         let mut rng = Rng::new(shared.cfg.seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut rules = shared.rules;
         rules.komi = komi::randomise(&rules, shared.cfg.komi_draw(), &mut rng);
-        let game = GameState::new(rules);
+        let mut game = GameState::new(rules);
         let search_seed = rng.next_u64();
         let playthrough = rng.unit() < f64::from(shared.cfg.resign_playthrough);
-        let opening = opening::length(shared.cfg.opening_moves, &mut rng);
+        let mut opening = opening::length(shared.cfg.opening_moves, &mut rng);
         let name = GameName { id, fork_turn: None };
-        Slot::start(shared, name, game, Vec::new(), (rng, search_seed), opening, playthrough)
+        // A start position (only drawn when configured, so other runs draw as before).
+        let start = (shared.cfg.start_prob > 0.0 && rng.unit() < f64::from(shared.cfg.start_prob))
+            .then(|| shared.starts.draw(rng.unit()))
+            .filter(|s| s.actions.iter().all(|&a| game.play(a).is_ok()));
+        let actions = start.map_or_else(Vec::new, |s| s.actions.clone());
+        if start.is_some() {
+            opening = 0;
+        }
+        let mut slot = Slot::start(shared, name, game, actions, (rng, search_seed), opening, playthrough);
+        if let Some(hint) = start.and_then(|s| s.hint) {
+            // The hint's first search is full: it is what the book position is for.
+            slot.search.set_root_hint(hint, crate::starts::HINT_SHARE);
+            slot.full = true;
+            slot.target = shared.cfg.full_visits;
+            slot.search.set_noise(true);
+        }
+        slot
     }
 
     /// A side game from this game's position, drawn with probability `fork_prob` before a

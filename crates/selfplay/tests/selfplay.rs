@@ -335,3 +335,48 @@ fn a_folder_in_place_of_a_games_file_is_an_error_naming_it() {
         std::fs::remove_dir_all(&out).ok();
     }
 }
+
+#[test]
+fn games_begin_at_start_positions_and_search_the_hint() {
+    use hane_selfplay::starts::{StartPosition, StartPositions};
+    let out = tmp("starts");
+    std::fs::create_dir_all(&out).unwrap();
+    let rules: Rules = "ttakji,size=5".parse().unwrap();
+    let geo = hane_engine::GameState::new(rules).geo();
+    let idx = |name: &str| hane_engine::Action::Place(geo.parse(name).unwrap()).index(geo) as u16;
+    let file = StartPositions {
+        rules: "ttakji,size=5".into(),
+        positions: vec![StartPosition {
+            actions: vec![idx("C3"), idx("B2")],
+            hint: Some(idx("D4")),
+            weight: 1.0,
+        }],
+    };
+    let path = out.join("starts.json");
+    std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
+    let cfg = SelfplayConfig {
+        start_positions: Some(path.clone()),
+        start_prob: 1.0,
+        p_full: 0.0,
+        resign_threshold: 0.0,
+        ..small("ttakji,size=5")
+    };
+    let s = play_uniform(&cfg, 4, &out.join("run")).unwrap();
+    assert_eq!(s.games, 4);
+    // p_full 0: the hinted first search is the only full one of each game.
+    assert_eq!(s.rows, 4, "{} rows", s.rows);
+    for p in files(&out.join("run/sgf"), "sgf") {
+        let g = SgfGame::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let names: Vec<String> = g.turns[..2].iter().map(|t| t.name(geo)).collect();
+        assert_eq!(names, ["C3", "B2"], "{}", p.display());
+    }
+    // Without the file, or with an illegal position, the run is refused before any game.
+    let none = SelfplayConfig { start_positions: None, ..cfg.clone() };
+    assert!(play_uniform(&none, 1, &out.join("none")).is_err());
+    let mut bad = file.clone();
+    bad.positions[0].actions.push(idx("C3"));
+    std::fs::write(&path, serde_json::to_string(&bad).unwrap()).unwrap();
+    let e = play_uniform(&cfg, 1, &out.join("bad")).unwrap_err().to_string();
+    assert!(e.contains("position 0"), "{e}");
+    std::fs::remove_dir_all(&out).ok();
+}

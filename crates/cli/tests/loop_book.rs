@@ -66,3 +66,33 @@ fn the_loop_builds_a_book_with_its_best_net() {
     assert_eq!(report["expansions"], 6, "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_book_every_generation_feeds_the_next_generations_self_play() {
+    let dir = std::env::temp_dir().join(format!("hane-loop-book-every-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cfg, out) = (dir.join("cfg.toml"), dir.join("run"));
+    let text =
+        config(4).replace("generations = 1", "generations = 3") + "book_every = 1\nbook_start_prob = 0.5\n";
+    std::fs::write(&cfg, text).unwrap();
+    let (code, stdout, stderr) =
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    // Books after generations 0 and 1 (the last one's is the run's final book).
+    for g in ["gen-000", "gen-001"] {
+        let starts = out.join(format!("book/starts-after-{g}.json"));
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&starts).unwrap()).unwrap();
+        assert!(!file["positions"].as_array().unwrap().is_empty(), "{file}");
+    }
+    assert!(!out.join("book/starts-after-gen-002.json").exists());
+    assert!(stdout.contains("self-play: 0.5 of the games from the book's positions"), "{stdout}");
+    // Another book_every on a continued run is refused.
+    std::fs::write(&cfg, config(4).replace("generations = 1", "generations = 3") + "book_every = 2\n")
+        .unwrap();
+    let (code, _, stderr) =
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

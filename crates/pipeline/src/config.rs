@@ -142,6 +142,13 @@ pub struct LoopConfig {
     /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
     /// unset: the last generation's fair komi estimate (the rule set's komi before any).
     pub book_komi: Option<f64>,
+    /// A book during the run too: after every this many generations (0: only at the end), a
+    /// book of `book_expansions` with the best net, whose positions become self-play start
+    /// positions of the generations after it ([`GENERATIONS`] or 0).
+    pub book_every: u32,
+    /// The share of self-play games that begin at the latest book's positions, with its move
+    /// as a hint ([`FRACTION`]; only with `book_every`).
+    pub book_start_prob: f64,
 }
 
 impl Default for LoopConfig {
@@ -166,6 +173,8 @@ impl Default for LoopConfig {
             book_expansions: 0,
             book_visits: 800,
             book_komi: None,
+            book_every: 0,
+            book_start_prob: 0.25,
         }
     }
 }
@@ -183,6 +192,13 @@ impl LoopConfig {
         VISITS_OR_NONE.check("komi_visits", self.komi_visits)?;
         JUDGE_POSITIONS.check("judge_positions", self.judge_positions)?;
         BOOK_EXPANSIONS.check("book_expansions", self.book_expansions)?;
+        if self.book_every > 0 {
+            GENERATIONS.check("book_every", self.book_every)?;
+            if self.book_expansions == 0 {
+                return Err(Invalid("book_every needs book_expansions above 0".into()));
+            }
+        }
+        FRACTION.check("book_start_prob", self.book_start_prob)?;
         VISITS.check("book_visits", self.book_visits)?;
         let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
         anchor_visits.check("anchor_visits", self.anchor_visits)?;

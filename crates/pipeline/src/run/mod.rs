@@ -52,7 +52,7 @@ use crate::config::{self, ConfigFile, SizePlan};
 use crate::judge::{judge_run, JudgeEvent, JudgeSettings};
 use crate::komi::{komi_report, KomiProgress, KomiReport, KomiSettings, Method};
 use crate::players::{model_factory, net, BoxedEvaluator};
-use crate::{write_file, Error, Stop};
+use crate::{write_file, write_json, Error, Stop};
 use hane_engine::Rules;
 use hane_eval::arena::MatchSettings;
 use hane_eval::elo::Wdl;
@@ -189,6 +189,21 @@ impl Run {
         for g in 0..cfg.pipeline.generations {
             stop.check()?;
             generation(&cx, st, g, on)?;
+            let every = cfg.pipeline.book_every;
+            if every > 0 && (g + 1) % every == 0 && g + 1 < cfg.pipeline.generations {
+                let starts = starts_file(run_dir, g);
+                if !starts.exists() {
+                    if let Some(book) = book_phase(&cx, st, on)? {
+                        let positions = crate::book::start_positions(&book, 3.0);
+                        write_json(&starts, &positions)?;
+                        on(Event::Line(format!(
+                            "book: {} start positions for the next generations' self-play in {}",
+                            positions.positions.len(),
+                            starts.display()
+                        )));
+                    }
+                }
+            }
         }
         report::write(st, run_dir)?;
         on(Event::Line(report::final_lines(st, run_dir)));
@@ -216,12 +231,12 @@ impl Run {
 /// The book phase: a minimax opening book with the best net at the book's komi, grown to
 /// `book_expansions`, into `book/` (the book, its SGF tree and its report, named by net and
 /// komi), reported beside the last generation's curve estimate.
-fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<(), Error> {
+fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Option<hane_book::Book>, Error> {
     let (cfg, run_dir) = (&cx.cfg.pipeline, cx.dir);
     let n = st.generations.len();
     let Some(best) = st.komi_net(n.saturating_sub(1)) else {
         on(Event::Line("book: no net trained yet".into()));
-        return Ok(());
+        return Ok(None);
     };
     let curve = st.generations.iter().rev().find_map(|g| g.komi.as_ref()).map(|k| k.estimate.clone());
     let komi = cfg.book_komi.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
@@ -260,7 +275,13 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<(), 
     })?;
     on(Event::Line(report.lines()));
     on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
-    Ok(())
+    let book = hane_book::Book::open(&job.file, &rules, &net).map_err(|e| Error::Input(e.to_string()))?;
+    Ok(Some(book))
+}
+
+/// The start positions of the book made after generation `g`.
+fn starts_file(run_dir: &Path, g: u32) -> PathBuf {
+    run_dir.join("book").join(format!("starts-after-{}.json", gen_name(g)))
 }
 
 /// What every phase of a run works with.
@@ -516,6 +537,18 @@ fn selfplay(
     if let Some(k) = komi.and_then(hane_engine::Komi::from_f64) {
         sp.rules.komi = k;
         on(Event::Line(format!("self-play komi centred on the latest estimate, {k}")));
+    }
+    // The newest book's positions before this generation, if the run makes books.
+    if cfg.pipeline.book_every > 0 && cfg.pipeline.book_start_prob > 0.0 && rules.size == cx.rules.size {
+        if let Some(path) = (0..g).rev().map(|k| starts_file(run_dir, k)).find(|p| p.exists()) {
+            on(Event::Line(format!(
+                "self-play: {} of the games from the book's positions in {}",
+                cfg.pipeline.book_start_prob,
+                path.display()
+            )));
+            sp.start_positions = Some(path);
+            sp.start_prob = cfg.pipeline.book_start_prob as f32;
+        }
     }
     let fac: EvaluatorFactory = if player == BASELINE {
         // Search without a net has no opinion of a position (every leaf a draw): its value

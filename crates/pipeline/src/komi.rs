@@ -406,6 +406,20 @@ pub fn chart(r: &KomiReport) -> Chart {
     c
 }
 
+/// [`chart`] with an opening book's answer beside the curve: Black's minimaxed margin as a
+/// marker at one half (where the curve should cross if the two agree) and its bracket as a
+/// line through it.
+pub fn chart_with_book(r: &KomiReport, book: &hane_book::FairKomi) -> Chart {
+    let name = if book.proven {
+        format!("book: {:+.1} (proven)", book.margin)
+    } else {
+        format!("book: {:+.2} [{:+.2}, {:+.2}]", book.margin, book.lower, book.upper)
+    };
+    chart(r)
+        .with_series(Series::line("book bracket", vec![(book.lower, 0.5), (book.upper, 0.5)]))
+        .with_series(Series::markers(name, vec![(book.margin, 0.5)]))
+}
+
 /// Writes `komi.json` and `komi.png` into `dir`.
 pub fn write_report(r: &KomiReport, dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

@@ -275,6 +275,10 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     })?;
     on(Event::Line(report.lines()));
     on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
+    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
+        let png = crate::komi::chart_with_book(k, &report.fair).png();
+        write_file(&run_dir.join("komi.png"), &png)?;
+    }
     let book = hane_book::Book::open(&job.file, &rules, &net).map_err(|e| Error::Input(e.to_string()))?;
     Ok(Some(book))
 }

@@ -14,6 +14,8 @@ use crate::stop::{self, Second};
 use crate::Failure;
 use hane_eval::arena::MATCH_GAMES;
 use hane_mcts::VISITS;
+use hane_pipeline::book::BookJob;
+use hane_pipeline::komi::KomiReport;
 use hane_pipeline::komi::{
     komi_report, resume, save_partial, summary_line, write_report, KomiArgs, KomiSettings, Method,
 };
@@ -42,6 +44,14 @@ pub struct Args {
     /// Output folder for komi.json and komi.png.
     #[arg(long)]
     out: PathBuf,
+    /// With --model: also build a minimax opening book of this many expansions with the net
+    /// at the curve's fair komi (into --out, resumable) and report its margin beside the
+    /// curve's (docs/book.md); 0: no book.
+    #[arg(long, default_value_t = 0)]
+    book_expansions: u64,
+    /// Visits of each book search.
+    #[arg(long, default_value_t = 800)]
+    book_visits: u32,
     /// Seed of searches and openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -95,5 +105,60 @@ pub fn run(a: Args) -> Result<(), Failure> {
     write_report(&report, &a.out)?;
     outln!("{}: {}", rules, summary_line(&report));
     outln!("report: {}", a.out.join("komi.json").display());
+    if let (Method::Net(model), true) = (&method, a.book_expansions > 0) {
+        book(&a, model, rules, &report)?;
+    }
+    Ok(())
+}
+
+/// The book beside the curve: built at the curve's fair komi, reported with the verdict, and
+/// drawn into komi.png.
+fn book(
+    a: &Args,
+    model: &std::path::Path,
+    mut rules: hane_engine::Rules,
+    report: &KomiReport,
+) -> Result<(), Failure> {
+    VISITS.check("--book-visits", a.book_visits).map_err(Failure::input)?;
+    let komi = report.estimate.fair;
+    rules.komi = hane_engine::Komi::from_f64(komi).ok_or_else(|| Failure::input(format!("komi {komi}")))?;
+    let mut settings = hane_book::Settings::for_board(rules.size.into());
+    settings.visits = a.book_visits;
+    settings.revisit = (a.book_visits / 2).max(1);
+    settings.solve_from_ply = hane_pipeline::book::solve_from_ply(&rules);
+    settings.seed = a.seed;
+    settings.threads = 2;
+    let job = BookJob {
+        rules,
+        file: a.out.join(format!("book-komi{komi}.book")),
+        sgf: Some(a.out.join(format!("book-komi{komi}.sgf"))),
+        json: Some(a.out.join(format!("book-komi{komi}.json"))),
+        expansions: a.book_expansions,
+        settings,
+    };
+    drop(hane_pipeline::players::net(model, &rules)?);
+    let factory = || hane_pipeline::players::net(model, &rules).expect("the net loaded a moment ago");
+    let net = hane_book::net_id(model).map_err(|e| Failure::input(e.to_string()))?;
+    errln!("book at komi {komi}: {} expansions of {} visits", a.book_expansions, a.book_visits);
+    let every = (a.book_expansions / 20).max(1);
+    let book = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| {
+        if let hane_book::Event::Expanded(s) = e {
+            if s.expansions % every == 0 {
+                errln!("{s}");
+            }
+        }
+    })
+    .map_err(|e| match e {
+        Error::Interrupted => {
+            stop::interrupted(&format!("the book is saved in {}; {}", job.file.display(), stop::RERUN))
+        }
+        e => e.into(),
+    })?;
+    outln!("{}", book.lines());
+    outln!("{}", hane_pipeline::book::verdict(&book, Some(&report.estimate)));
+    hane_pipeline::write_file(
+        &a.out.join("komi.png"),
+        &hane_pipeline::komi::chart_with_book(report, &book.fair).png(),
+    )?;
     Ok(())
 }

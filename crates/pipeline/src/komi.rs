@@ -356,11 +356,14 @@ fn sweep_komi(
 
 /// A line summarising a report.
 pub fn summary_line(r: &KomiReport) -> String {
-    let mut s = format!("fair komi {} (crossing {:.2}; {})", r.estimate.fair, r.estimate.crossing, r.method);
+    let reading = if r.visits == 0 { "" } else { ": the net's reading, not a proof" };
+    let mut s =
+        format!("fair komi {} (crossing {:.2}; {}{reading})", r.estimate.fair, r.estimate.crossing, r.method);
     if let Some(sw) = &r.sweep {
         match &sw.fit {
             Some(f) => s.push_str(&format!(
-                "; self-play sweep: 50% at {:.2} [{:.2}, {:.2}] (95%)",
+                "; self-play sweep: 50% at {:.2} [{:.2}, {:.2}] (95% of the sweep's sampling noise: how \
+                 this net plays, not the game's value)",
                 f.crossing, f.low, f.high
             )),
             None => {

@@ -104,13 +104,7 @@ pub fn expansion_costs(book: &Book, w: &CostWeights) -> Vec<f32> {
             continue;
         }
         let mover = n.state.to_move();
-        let own = n.own.map(|e| Backed {
-            lead: e.lead,
-            lower: e.lead - e.error,
-            upper: e.lead + e.error,
-            win: e.win,
-            proven: false,
-        });
+        let own = n.own.map(|e| e.backed());
         let win = |v: &Backed| if mover == hane_engine::Color::Black { v.win } else { 1.0 - v.win };
         let entries = own.iter().copied().chain(n.children.iter().map(|e| nodes[e.child as usize].value));
         let (best_opt, best_win) = entries.fold((f32::NEG_INFINITY, f32::NEG_INFINITY), |(o, wn), v| {

@@ -58,6 +58,19 @@ pub struct Estimate {
     pub max_prior: f32,
 }
 
+impl Estimate {
+    /// As a value with its bracket (never proven).
+    pub fn backed(&self) -> Backed {
+        Backed {
+            lead: self.lead,
+            lower: self.lead - self.error,
+            upper: self.lead + self.error,
+            win: self.win,
+            proven: false,
+        }
+    }
+}
+
 /// A book move: an action of the parent (in the parent's frame) and the node it leads to.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Edge {

@@ -50,13 +50,7 @@ impl Backed {
 /// The entries of node `i`, as values.
 fn entries<'a>(nodes: &'a [Node], i: usize) -> impl Iterator<Item = Backed> + 'a {
     let n = &nodes[i];
-    let own = n.own.map(|e| Backed {
-        lead: e.lead,
-        lower: e.lead - e.error,
-        upper: e.lead + e.error,
-        win: e.win,
-        proven: false,
-    });
+    let own = n.own.map(|e| e.backed());
     own.into_iter().chain(n.children.iter().map(move |e| nodes[e.child as usize].value))
 }
 

@@ -99,25 +99,7 @@ fn the_nets_of_a_run_are_judged_once_and_a_rerun_reuses_everything() {
 
 /// A tiny 3x3 loop of `generations` with `judge_positions`.
 fn loop_config(generations: u32, judge_positions: u32) -> String {
-    format!(
-        r#"rules = "ttakji,size=3"
-{}[train]
-steps = 10
-batch_size = 32
-warmup_steps = 2
-checkpoint_every = 10
-[train.net]
-blocks = 1
-channels = 8
-[loop]
-generations = {generations}
-games = 16
-gate_games = 0
-komi_visits = 8
-judge_positions = {judge_positions}
-"#,
-        common::tiny_selfplay!()
-    )
+    common::tiny_loop(generations, &format!("judge_positions = {judge_positions}\n"))
 }
 
 #[test]

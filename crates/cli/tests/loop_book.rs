@@ -8,27 +8,7 @@ mod run;
 use run::hane;
 
 fn config(expansions: u32) -> String {
-    format!(
-        r#"rules = "ttakji,size=3"
-{}[train]
-steps = 10
-batch_size = 32
-warmup_steps = 2
-checkpoint_every = 10
-[train.net]
-blocks = 1
-channels = 8
-[loop]
-generations = 1
-games = 16
-gate_games = 0
-komi_visits = 8
-book_expansions = {expansions}
-book_visits = 16
-book_komi = 9
-"#,
-        common::tiny_selfplay!()
-    )
+    common::tiny_loop(1, &format!("book_expansions = {expansions}\nbook_visits = 16\nbook_komi = 9\n"))
 }
 
 #[test]

@@ -57,3 +57,26 @@ macro_rules! tiny_selfplay {
 }
 #[allow(unused_imports)]
 pub(crate) use tiny_selfplay;
+
+/// A tiny 3x3 `ttakji` loop config of `generations` generations (a one-block, 8-channel net,
+/// 16 games, no gate, 8-visit komi estimates) followed by `extra` lines of `[loop]` keys.
+pub fn tiny_loop(generations: u32, extra: &str) -> String {
+    format!(
+        r#"rules = "ttakji,size=3"
+{}[train]
+steps = 10
+batch_size = 32
+warmup_steps = 2
+checkpoint_every = 10
+[train.net]
+blocks = 1
+channels = 8
+[loop]
+generations = {generations}
+games = 16
+gate_games = 0
+komi_visits = 8
+{extra}"#,
+        tiny_selfplay!()
+    )
+}

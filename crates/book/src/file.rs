@@ -154,9 +154,9 @@ pub fn save(book: &Book, path: &Path) -> Result<(), BookError> {
         .map_err(|e| BookError::Io(path.into(), std::io::Error::other(e.to_string())))
 }
 
-/// Loads the book at `path`, which must be of `header`'s rule set, komi, size and net;
-/// `Ok(None)` when there is no file.
-pub fn load(path: &Path, header: &Header) -> Result<Option<Book>, BookError> {
+/// Loads the book at `path`, which must be of `header`'s rule set, komi, size and net (any, when
+/// `None`); `Ok(None)` when there is no file.
+pub fn load(path: &Path, header: Option<&Header>) -> Result<Option<Book>, BookError> {
     let damaged = |why: String| BookError::Damaged(path.into(), why);
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -202,6 +202,7 @@ pub fn load(path: &Path, header: &Header) -> Result<Option<Book>, BookError> {
     let mismatch =
         |field, file: String, wanted: String| BookError::Mismatch { path: path.into(), field, file, wanted };
     let h = &stored.header;
+    let header = header.unwrap_or(h);
     if h.komi != header.komi {
         return Err(mismatch("komi", h.komi.to_string(), header.komi.to_string()));
     }
@@ -215,7 +216,8 @@ pub fn load(path: &Path, header: &Header) -> Result<Option<Book>, BookError> {
         return Err(mismatch("rules", h.rules.clone(), header.rules.clone()));
     }
     let rules: Rules = header.rules.parse().map_err(|e| damaged(format!("rules: {e}")))?;
-    rebuild(rules, header, stored).map(Some).map_err(damaged)
+    let header = header.clone();
+    rebuild(rules, &header, stored).map(Some).map_err(damaged)
 }
 
 /// The book from its stored nodes, every line replayed and checked.

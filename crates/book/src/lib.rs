@@ -179,7 +179,12 @@ impl Book {
     /// The book saved at `path` when there is one (it must be of `rules`, with their komi,
     /// and of the net named `net`: another is refused with the field named), else a new one.
     pub fn open(path: &Path, rules: &Rules, net: &str) -> Result<Book, BookError> {
-        Ok(file::load(path, &Header::of(rules, net))?.unwrap_or_else(|| Book::new(rules, net)))
+        Ok(file::load(path, Some(&Header::of(rules, net)))?.unwrap_or_else(|| Book::new(rules, net)))
+    }
+
+    /// The book saved at `path`, whatever it is of (to play from: its header says what).
+    pub fn read(path: &Path) -> Result<Book, BookError> {
+        file::load(path, None)?.ok_or_else(|| BookError::Io(path.into(), std::io::ErrorKind::NotFound.into()))
     }
 
     /// Saves the book to `path`, atomically.
@@ -320,6 +325,26 @@ impl std::fmt::Display for FairKomi {
 }
 
 impl Book {
+    /// The book's move in the position after `line` (actions from the empty board of the
+    /// book's game), in the line's own frame: the mover's best book move where the book has
+    /// the position and the move is at least as good as those not in the book.
+    pub fn book_move(&self, line: &[Action]) -> Option<Action> {
+        let mut g = GameState::new(*self.rules());
+        let mut h = History::default();
+        for &a in line {
+            let before = g.clone();
+            g.play(a).ok()?;
+            h = h.after(&before, &g);
+        }
+        let here = key::canonical(&g, &h);
+        let i = self.find(here.key)?;
+        let n = &self.nodes[i as usize];
+        let own = key::canonical(&n.state, &n.history);
+        // here.sym(line) = own.sym(node's line): the line is here.sym^-1(own.sym(node's line)).
+        let to_line = here.sym.inverse().compose(own.sym);
+        Some(to_line.apply_action(g.geo(), self.best_move(i)?))
+    }
+
     /// The canonical key of the position after `action` at node `parent`, without adding it.
     fn key_after(&self, parent: u32, action: Action) -> Option<u64> {
         let p = &self.nodes[parent as usize];

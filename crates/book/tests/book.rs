@@ -96,3 +96,40 @@ fn a_saved_book_resumes_and_a_wrong_or_damaged_one_is_refused() {
     assert!(e.to_string().contains("cut short"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_book_move_follows_the_game_in_any_of_its_symmetric_frames() {
+    use hane_engine::symmetry::Symmetry;
+    use hane_engine::Game;
+    let rules: Rules = "ttakji,size=5,komi=24".parse().unwrap();
+    let mut book = Book::new(&rules, "rollouts");
+    assert!(grow(&mut book, &settings(5, u32::MAX), 12));
+    let geo = book.nodes[0].state.geo();
+    let mut checked = 0;
+    for (i, n) in book.nodes.iter().enumerate() {
+        let Some(best) = book.best_move(i as u32) else { continue };
+        let after = |line: &[hane_engine::Action]| {
+            let mut g = hane_engine::GameState::new(rules);
+            for &a in line {
+                g.play(a).unwrap();
+            }
+            g
+        };
+        for s in Symmetry::ALL {
+            // The game reached the node by the image of its line: the book's move is the
+            // image of the node's move, up to the position's own symmetries (the same
+            // stones after it).
+            let line: Vec<_> = n.moves.iter().map(|&a| s.apply_action(geo, a)).collect();
+            let got = book.book_move(&line).unwrap();
+            let mut with = line.clone();
+            with.push(got);
+            let mut want = line.clone();
+            want.push(s.apply_action(geo, best));
+            let (a, b) = (after(&with), after(&want));
+            let images: Vec<u64> = Symmetry::ALL.iter().map(|t| t.apply_board(a.board()).hash()).collect();
+            assert!(images.contains(&b.board().hash()), "node {i}, symmetry {s:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 16, "{checked}");
+}

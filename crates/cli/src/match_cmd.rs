@@ -36,6 +36,12 @@ pub struct Args {
     /// Second player (same forms).
     #[arg(long)]
     b: String,
+    /// An opening book (`hane book`) the first player plays from wherever the game is in it.
+    #[arg(long)]
+    a_book: Option<std::path::PathBuf>,
+    /// An opening book for the second player.
+    #[arg(long)]
+    b_book: Option<std::path::PathBuf>,
     #[arg(long, default_value_t = 10,
         help = format!("Games to play (the first player has Black in the odd-numbered ones; {MATCH_GAMES})"))]
     games: u32,
@@ -91,6 +97,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
     let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp)?;
     let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp)?;
+    if let Some(path) = &a.a_book {
+        pa = Box::new(hane_pipeline::book::BookPlayer::new(path, &rules, pa)?);
+    }
+    if let Some(path) = &a.b_book {
+        pb = Box::new(hane_pipeline::book::BookPlayer::new(path, &rules, pb)?);
+    }
     let settings = MatchSettings { games: a.games, opening_turns: a.opening_turns, seed: a.seed };
     let mut w = Wdl::default();
     for (i, g) in games.iter().enumerate() {

@@ -54,6 +54,30 @@ fn a_3x3_book_proves_black_wins_by_nine() {
     let root = read.draw(0.0);
     assert!(root.actions.is_empty(), "{root:?}");
     assert_eq!(root.hint.map(|a| a.name(hane_engine::GameState::new(rules).geo())).as_deref(), Some("B2"));
+    // A match with the book: its player opens with the book's move.
+    let o = hane(&[
+        "match",
+        "--rules",
+        "ttakji",
+        "--size",
+        "3",
+        "--komi",
+        "9",
+        "--a",
+        "rollout",
+        "--b",
+        "rollout",
+        "--a-book",
+        book.to_str().unwrap(),
+        "--games",
+        "2",
+        "--visits",
+        "8",
+        "--opening-turns",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("rollout/8 with a book"), "{}", text(&o));
     let tree = std::fs::read_to_string(&sgf).unwrap();
     assert!(tree.starts_with("(;GM[1]FF[4]") && tree.contains("SZ[3]KM[9]"), "{tree}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -6,8 +6,10 @@
 
 use crate::{write_file, write_json, Error, Stop};
 use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Settings};
-use hane_engine::Rules;
+use hane_engine::{Action, Game, GameState, Rules, Turn};
+use hane_eval::gtp::GtpError;
 use hane_eval::komi::KomiEstimate;
+use hane_eval::referee::Player;
 use hane_selfplay::starts::{StartPosition, StartPositions};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -192,4 +194,88 @@ pub fn start_positions(book: &Book, disagree: f32) -> StartPositions {
         })
         .collect();
     StartPositions { rules: book.header.rules.clone(), positions }
+}
+
+/// A player that plays the book's move wherever the game is in the book (its game and
+/// board, any komi), and `inner`'s choice elsewhere (`hane match --a-book`).
+pub struct BookPlayer {
+    book: Book,
+    inner: Box<dyn Player>,
+    /// The game's actions so far, as this player saw them.
+    line: Vec<Action>,
+    /// Turns played from the book, over every game.
+    pub from_book: u64,
+}
+
+impl std::fmt::Debug for BookPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BookPlayer")
+            .field("inner", &self.inner.name())
+            .field("line", &self.line.len())
+            .finish()
+    }
+}
+
+impl BookPlayer {
+    /// `inner` with the book at `path`, which must be of the game `rules` are (any komi).
+    pub fn new(path: &std::path::Path, rules: &Rules, inner: Box<dyn Player>) -> Result<BookPlayer, Error> {
+        let book = Book::read(path).map_err(book_error)?;
+        let theirs = book.rules();
+        if !theirs.same_game(rules) || theirs.size != rules.size {
+            return Err(Error::Input(format!("{}: a book of {theirs}, not of {rules}", path.display())));
+        }
+        Ok(BookPlayer { book, inner, line: Vec::new(), from_book: 0 })
+    }
+
+    /// The book's turn in `g`, if the game so far is the line this player saw and the book
+    /// has the position.
+    fn book_turn(&self, g: &GameState) -> Option<Turn> {
+        let mut replayed = GameState::new(*self.book.rules());
+        for &a in &self.line {
+            replayed.play(a).ok()?;
+        }
+        if replayed.board().hash() != g.board().hash() || replayed.turns() != g.turns() {
+            return None;
+        }
+        let (mut line, mut st, mut actions) = (self.line.clone(), g.clone(), Vec::new());
+        while st.turns() == g.turns() && !st.is_over() {
+            let a = self.book.book_move(&line)?;
+            st.play(a).ok()?;
+            line.push(a);
+            actions.push(a);
+        }
+        Turn::of_actions(g, &actions)
+    }
+}
+
+impl Player for BookPlayer {
+    fn name(&self) -> String {
+        format!("{} with a book", self.inner.name())
+    }
+
+    fn new_game(&mut self, rules: &Rules) -> Result<(), GtpError> {
+        self.line.clear();
+        self.inner.new_game(rules)
+    }
+
+    fn choose(&mut self, g: &GameState) -> Result<Turn, GtpError> {
+        let turn = match self.book_turn(g) {
+            Some(t) => {
+                self.from_book += 1;
+                t
+            }
+            None => self.inner.choose(g)?,
+        };
+        if let Ok(actions) = turn.actions(g) {
+            self.line.extend(actions);
+        }
+        Ok(turn)
+    }
+
+    fn observe(&mut self, before: &GameState, turn: Turn) -> Result<(), GtpError> {
+        if let Ok(actions) = turn.actions(before) {
+            self.line.extend(actions);
+        }
+        self.inner.observe(before, turn)
+    }
 }

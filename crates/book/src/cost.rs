@@ -111,8 +111,10 @@ pub fn expansion_costs(book: &Book, w: &CostWeights) -> Vec<f32> {
             (o.max(v.optimistic(mover)), wn.max(win(&v)))
         });
         let gap = |v: &Backed| {
-            let points = (best_opt - v.optimistic(mover)).clamp(0.0, w.point_cap);
-            let wins = (best_win - win(v)).max(0.0);
+            // A bracket that spans every score (no estimate yet) makes no gap, not a NaN.
+            let gap_of = |d: f32| if d.is_nan() { 0.0 } else { d };
+            let points = gap_of(best_opt - v.optimistic(mover)).clamp(0.0, w.point_cap);
+            let wins = gap_of(best_win - win(v)).max(0.0);
             w.per_move + w.per_point * points + w.per_win * wins
         };
         let best = crate::values::best_edge(nodes, i as usize).map(|e| e.child);

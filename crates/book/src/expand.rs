@@ -354,7 +354,23 @@ impl Builder {
         } else {
             let max_prior = rest.iter().map(|&a| prior(a)).fold(0.0, f32::max);
             let again = self.search(g, &in_book, s.revisit, w.seed ^ 0x5EA2C4, ev, stop, &mut evaluations)?;
-            again.most_visited_child().map(|c| self.estimate(&c, g.to_move(), max_prior))
+            // Moves are left out of the book, so the node keeps an estimate whatever the
+            // searches saw (a search too small to visit a child gives one whose bracket spans
+            // every score): a node without one would pass for one with every move in the book.
+            let first_rest = || {
+                let rest = first
+                    .root_children()
+                    .into_iter()
+                    .filter(|c| c.visits > 0 && !in_book.contains(&c.action));
+                rest.max_by_key(|c| c.visits)
+            };
+            let unknown = Estimate { lead: 0.0, error: 1.0e4, win: 0.5, visits: 0, max_prior };
+            Some(
+                again
+                    .most_visited_child()
+                    .or_else(first_rest)
+                    .map_or(unknown, |c| self.estimate(&c, g.to_move(), max_prior)),
+            )
         };
         Some(Outcome { node: w.node, legal, raw, added, child, own, evaluations })
     }

@@ -55,6 +55,19 @@ fn two_expansion_threads_prove_the_same_margin() {
 }
 
 #[test]
+fn searches_too_small_to_visit_a_move_still_prove_only_the_true_margin() {
+    // One visit re-searches only evaluate the root: the node keeps an estimate of the moves
+    // left out whose bracket spans every score, and is proven only once every move is in the book.
+    let rules: Rules = "ttakji,size=3,komi=7".parse().unwrap();
+    let mut book = Book::new(&rules, "rollouts");
+    let mut s = settings(3, 4);
+    (s.visits, s.revisit) = (2, 1);
+    assert!(grow(&mut book, &s, 2000));
+    let fair = book.fair_komi();
+    assert!(fair.proven && fair.margin == 9.0, "{fair}");
+}
+
+#[test]
 fn a_saved_book_resumes_and_a_wrong_or_damaged_one_is_refused() {
     let dir = std::env::temp_dir().join(format!("hane-book-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

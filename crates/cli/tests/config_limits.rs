@@ -18,6 +18,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("selfplay", "full_visits", "4000000000"),
     ("selfplay", "fast_visits", "0"),
     ("selfplay", "p_full", "2.0"),
+    ("selfplay", "start_prob", "2.0"),
     ("selfplay", "resign_threshold", "nan"),
     ("selfplay", "resign_turns", "4000000000"),
     ("selfplay", "resign_playthrough", "-1.0"),
@@ -84,6 +85,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "anchor_opening_turns", "1000000"),
     ("loop", "anchor_komi", "0.3"),
     ("loop", "judge_positions", "1000000"),
+    ("loop", "book_expansions", "100000000"),
+    ("loop", "book_visits", "0"),
+    ("loop", "book_komi", "0.3"),
+    ("loop", "book_every", "1000000"),
+    ("loop", "book_start_prob", "nan"),
 ];
 
 /// The `[loop]` keys that are unset by default, so absent from its serialised defaults.

@@ -93,7 +93,7 @@ const CASES: &[(&str, &str, &str)] = &[
 ];
 
 /// The `[loop]` keys that are unset by default, so absent from its serialised defaults.
-const UNSET_LOOP_KEYS: &[&str] = &["anchor_gnugo_level", "anchor_komi"];
+const UNSET_LOOP_KEYS: &[&str] = &["anchor_gnugo_level", "anchor_komi", "book_komi"];
 
 struct TempDir(PathBuf);
 

@@ -5,6 +5,9 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// 3x3 Go at komi 9, the 3x3 book's rules.
+const RULES_3X3: [&str; 6] = ["--rules", "ttakji", "--size", "3", "--komi", "9"];
+
 fn hane(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().unwrap()
 }
@@ -20,29 +23,29 @@ fn a_3x3_book_proves_black_wins_by_nine() {
     let book = dir.join("b3.book");
     let sgf = dir.join("b3.sgf");
     let starts = dir.join("starts.json");
-    let o = hane(&[
-        "book",
-        "--rules",
-        "ttakji",
-        "--size",
-        "3",
-        "--komi",
-        "9",
-        "--evaluator",
-        "rollout",
-        "--out",
-        book.to_str().unwrap(),
-        "--expansions",
-        "500",
-        "--visits",
-        "32",
-        "--solve-from-ply",
-        "4",
-        "--sgf",
-        sgf.to_str().unwrap(),
-        "--starts",
-        starts.to_str().unwrap(),
-    ]);
+    let o = hane(
+        &[
+            &["book"][..],
+            &RULES_3X3,
+            &[
+                "--evaluator",
+                "rollout",
+                "--out",
+                book.to_str().unwrap(),
+                "--expansions",
+                "500",
+                "--visits",
+                "32",
+                "--solve-from-ply",
+                "4",
+                "--sgf",
+                sgf.to_str().unwrap(),
+                "--starts",
+                starts.to_str().unwrap(),
+            ][..],
+        ]
+        .concat(),
+    );
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("komi 9: Black's margin +9.0 (proven)"), "{out}");
@@ -55,27 +58,27 @@ fn a_3x3_book_proves_black_wins_by_nine() {
     assert!(root.actions.is_empty(), "{root:?}");
     assert_eq!(root.hint.map(|a| a.name(hane_engine::GameState::new(rules).geo())).as_deref(), Some("B2"));
     // A match with the book: its player opens with the book's move.
-    let o = hane(&[
-        "match",
-        "--rules",
-        "ttakji",
-        "--size",
-        "3",
-        "--komi",
-        "9",
-        "--a",
-        "rollout",
-        "--b",
-        "rollout",
-        "--a-book",
-        book.to_str().unwrap(),
-        "--games",
-        "2",
-        "--visits",
-        "8",
-        "--opening-turns",
-        "0",
-    ]);
+    let o = hane(
+        &[
+            &["match"][..],
+            &RULES_3X3,
+            &[
+                "--a",
+                "rollout",
+                "--b",
+                "rollout",
+                "--a-book",
+                book.to_str().unwrap(),
+                "--games",
+                "2",
+                "--visits",
+                "8",
+                "--opening-turns",
+                "0",
+            ][..],
+        ]
+        .concat(),
+    );
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("rollout/8 with a book"), "{}", text(&o));
     let tree = std::fs::read_to_string(&sgf).unwrap();

@@ -92,8 +92,7 @@ fn neg_log(p: f32) -> f32 {
 /// computed from the root in the order of play.
 pub fn expansion_costs(book: &Book, w: &CostWeights) -> Vec<f32> {
     let nodes = &book.nodes;
-    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
-    order.sort_by_key(|&i| crate::key::ply(&nodes[i as usize].state));
+    let order = book.by_ply();
     let mut path = vec![f32::INFINITY; nodes.len()];
     let mut expand = vec![f32::INFINITY; nodes.len()];
     path[0] = 0.0;

@@ -46,6 +46,11 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// These settings with `visits` per search and half of them (at least one) to re-search.
+    pub fn searching(self, visits: u32) -> Settings {
+        Settings { visits, revisit: (visits / 2).max(1), ..self }
+    }
+
     /// Defaults for a board of `size`: 800 visits, 400 to re-search, the solver from ply 40
     /// with 200,000 nodes.
     pub fn for_board(size: usize) -> Settings {
@@ -160,10 +165,10 @@ struct NewChild {
 /// What an expansion found.
 struct Outcome {
     node: u32,
-    legal: Vec<Action>,
-    raw: Vec<f32>,
-    /// The best move and its images under the position's symmetries.
-    added: Vec<Action>,
+    /// The action the raw policy likes best.
+    raw_best: Option<Action>,
+    /// The best move and its images under the position's symmetries, each with its raw policy.
+    added: Vec<(Action, f32)>,
     /// The new child's value.
     child: Option<NewChild>,
     /// The node's estimate of the moves still not in the book.
@@ -317,25 +322,21 @@ impl Builder {
         let raw = ev.evaluate(&[EvalRequest { state: g.clone(), legal: legal.clone() }]).pop()?.policy;
         let mut evaluations = 1;
         let prior = |a: Action| legal.iter().position(|&b| b == a).map_or(0.0, |k| raw[k].max(0.0));
-        let mut in_book = w.in_book.clone();
+        let mut in_book = w.in_book;
         let first = self.search(g, &in_book, s.visits, w.seed, ev, stop, &mut evaluations)?;
         let mut added = Vec::new();
         let mut child = None;
         if let Some(best) = first.most_visited_child() {
-            let after = |a: Action| {
-                let mut c = g.clone();
-                c.play(a).ok()?;
-                let h = w.history.after(g, &c);
-                Some((key::canonical(&c, &h).key, c))
-            };
-            let (target, state) = after(best.action)?;
+            let (state, _, target) = key::step(g, &w.history, best.action)?;
             // The move and every image of it under the position's symmetries lead to one node.
             for a in legal.iter().copied().filter(|a| !in_book.contains(a)) {
-                if a == best.action || after(a).map(|(k, _)| k) == Some(target) {
-                    added.push(a);
+                if a == best.action
+                    || key::step(g, &w.history, a).is_some_and(|(_, _, c)| c.key == target.key)
+                {
+                    added.push((a, prior(a)));
                 }
             }
-            in_book.extend(&added);
+            in_book.extend(added.iter().map(|&(a, _)| a));
             let estimate = self.estimate(&best, g.to_move(), 1.0);
             let (exact, tried) = if state.is_over() {
                 (Some((state.score().margin_black() as f32, 0)), false)
@@ -372,7 +373,8 @@ impl Builder {
                     .map_or(unknown, |c| self.estimate(&c, g.to_move(), max_prior)),
             )
         };
-        Some(Outcome { node: w.node, legal, raw, added, child, own, evaluations })
+        let raw_best = legal.iter().zip(&raw).max_by(|a, b| a.1.total_cmp(b.1)).map(|(&a, _)| a);
+        Some(Outcome { node: w.node, raw_best, added, child, own, evaluations })
     }
 
     /// The exact lead of the position after `moves` and the solver's nodes, if the solver
@@ -393,10 +395,9 @@ impl Builder {
     /// Puts an expansion's outcome into the book.
     fn apply(&self, book: &mut Book, o: Outcome, on: &mut dyn FnMut(&Event)) {
         let i = o.node;
-        let prior = |a: Action| o.legal.iter().position(|&b| b == a).map_or(0.0, |k| o.raw[k].max(0.0));
-        for (k, &a) in o.added.iter().enumerate() {
+        for (k, &(a, prior)) in o.added.iter().enumerate() {
             let Some((c, sym, new)) = book.child(i, a) else { continue };
-            book.nodes[i as usize].children.push(Edge { action: a, child: c, sym, prior: prior(a) });
+            book.nodes[i as usize].children.push(Edge { action: a, child: c, sym, prior });
             if let (0, true, Some(NewChild { estimate, exact, tried })) = (k, new, o.child) {
                 let node = &mut book.nodes[c as usize];
                 node.solve_tried = tried;
@@ -414,7 +415,7 @@ impl Builder {
         let node = &mut book.nodes[i as usize];
         node.own = o.own;
         node.searched = true;
-        node.raw_best = o.legal.iter().zip(&o.raw).max_by(|a, b| a.1.total_cmp(b.1)).map(|(&a, _)| a);
+        node.raw_best = o.raw_best;
         book.evaluations += o.evaluations;
     }
 

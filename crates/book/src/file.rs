@@ -9,12 +9,11 @@
 //! damaged in a way the checksum misses, or written by another version of the keys, is
 //! refused too. A file of another rule set, komi or net is refused with the field named.
 
-use crate::key::ply;
+use crate::key::{self, ply};
 use crate::{Backed, Book, Edge, Estimate, Node};
 use hane_engine::symmetry::Symmetry;
-use hane_engine::{Action, Game, Rules};
+use hane_engine::{Action, Rules};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -108,23 +107,11 @@ struct StoredNode {
 pub fn save(book: &Book, path: &Path) -> Result<(), BookError> {
     let geo = book.nodes[0].state.geo();
     let idx = |a: Action| a.index(geo) as u16;
-    let mut first: HashMap<u32, (u32, u16)> = HashMap::new();
-    for (i, n) in book.nodes.iter().enumerate() {
-        for e in &n.children {
-            let child = &book.nodes[e.child as usize];
-            let extends =
-                child.moves.len() == n.moves.len() + 1 && child.moves[..n.moves.len()] == n.moves[..];
-            if extends && child.moves.last() == Some(&e.action) {
-                first.entry(e.child).or_insert((i as u32, idx(e.action)));
-            }
-        }
-    }
     let nodes = book
         .nodes
         .iter()
-        .enumerate()
-        .map(|(i, n)| StoredNode {
-            from: first.get(&(i as u32)).copied(),
+        .map(|n| StoredNode {
+            from: n.from.map(|(p, a)| (p, idx(a))),
             key: n.key,
             own: n.own,
             searched: n.searched,
@@ -241,12 +228,11 @@ fn rebuild(rules: Rules, header: &Header, stored: Stored) -> Result<Book, String
                 }
                 let a = action(a)?;
                 let parent: &Node = &nodes[p];
-                let mut state = parent.state.clone();
-                state.play(a).map_err(|e| format!("node {i}: {e}"))?;
-                let history = parent.history.after(&parent.state, &state);
+                let reached = key::step(&parent.state, &parent.history, a)
+                    .ok_or_else(|| format!("node {i}: {} is illegal there", a.name(geo)))?;
                 let mut moves = parent.moves.clone();
                 moves.push(a);
-                Node::new(moves, state, history)
+                Node::new(moves, Some((p as u32, a)), reached)
             }
         };
         if node.key != s.key {

@@ -16,7 +16,7 @@
 
 use hane_engine::rng::mix64;
 use hane_engine::symmetry::Symmetry;
-use hane_engine::{Board, Color, Game, GameState, Phase};
+use hane_engine::{Action, Board, Color, Game, GameState, Phase};
 
 /// What a node keeps to key its children: per symmetry, the hash of the multiset of the
 /// boards that started earlier turns and of the board that started the previous turn.
@@ -96,6 +96,16 @@ pub fn canonical(g: &GameState, h: &History) -> Canonical {
         }
     }
     best
+}
+
+/// The position after `a` at `g` (with history `h`), its history and its canonical key;
+/// `None` if `a` is illegal there.
+pub fn step(g: &GameState, h: &History, a: Action) -> Option<(GameState, History, Canonical)> {
+    let mut next = g.clone();
+    next.play(a).ok()?;
+    let history = h.after(g, &next);
+    let key = canonical(&next, &history);
+    Some((next, history, key))
 }
 
 /// The order in which positions follow each other: `2 * turns`, plus one in a Sligo turn's

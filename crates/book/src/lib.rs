@@ -36,7 +36,7 @@ pub use file::{net_id, BookError, Header, FORMAT_VERSION, MAX_BYTES};
 pub use values::Backed;
 
 use hane_engine::symmetry::Symmetry;
-use hane_engine::{Action, Color, Game, GameState, Rules};
+use hane_engine::{Action, Game, GameState, Rules};
 use key::History;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -93,7 +93,11 @@ pub struct Node {
     pub state: GameState,
     /// Its canonical key.
     pub key: u64,
+    /// The symmetry that maps its line onto the canonical frame.
+    sym: Symmetry,
     history: History,
+    /// The node whose line reached it first and the action from there (none: the root).
+    from: Option<(u32, Action)>,
     /// The estimate of the best move not in the book; `None` once every legal action is.
     pub own: Option<Estimate>,
     /// Whether `own` comes from a search of this node (otherwise from its parent's search).
@@ -111,14 +115,19 @@ pub struct Node {
 }
 
 impl Node {
-    /// A fresh node for `state` reached by `moves`.
-    fn new(moves: Vec<Action>, state: GameState, history: History) -> Node {
-        let key = key::canonical(&state, &history).key;
+    /// A fresh node for `state` reached by `moves` from `from`, with its history and key.
+    fn new(
+        moves: Vec<Action>,
+        from: Option<(u32, Action)>,
+        (state, history, canonical): (GameState, History, key::Canonical),
+    ) -> Node {
         Node {
             moves,
             state,
-            key,
+            key: canonical.key,
+            sym: canonical.sym,
             history,
+            from,
             own: None,
             searched: false,
             exact: None,
@@ -164,7 +173,9 @@ impl Book {
     /// `net`.
     pub fn new(rules: &Rules, net: &str) -> Book {
         let state = GameState::new(*rules);
-        let root = Node::new(Vec::new(), state, History::default());
+        let history = History::default();
+        let canonical = key::canonical(&state, &history);
+        let root = Node::new(Vec::new(), None, (state, history, canonical));
         let index = HashMap::from([(root.key, 0)]);
         Book {
             header: Header::of(rules, net),
@@ -187,11 +198,6 @@ impl Book {
         file::load(path, None)?.ok_or_else(|| BookError::Io(path.into(), std::io::ErrorKind::NotFound.into()))
     }
 
-    /// Saves the book to `path`, atomically.
-    pub fn save(&self, path: &Path) -> Result<(), BookError> {
-        file::save(self, path)
-    }
-
     /// The rules (with the book's komi).
     pub fn rules(&self) -> &Rules {
         self.nodes[0].state.rules()
@@ -206,22 +212,31 @@ impl Book {
     /// estimate left empty), and the edge's symmetry; `None` if the action is illegal.
     fn child(&mut self, parent: u32, action: Action) -> Option<(u32, Symmetry, bool)> {
         let p = &self.nodes[parent as usize];
-        let mut state = p.state.clone();
-        state.play(action).ok()?;
-        let history = p.history.after(&p.state, &state);
-        let reached = key::canonical(&state, &history);
-        if let Some(&i) = self.index.get(&reached.key) {
-            let own = key::canonical(&self.nodes[i as usize].state, &self.nodes[i as usize].history);
-            // reached = sym_r(this line), own = sym_o(child's line): this line is
-            // sym_r^-1(sym_o(child's line)).
-            return Some((i, reached.sym.inverse().compose(own.sym), false));
+        let reached = key::step(&p.state, &p.history, action)?;
+        let k = reached.2.key;
+        if let Some(&i) = self.index.get(&k) {
+            return Some((i, self.frame_of(i, reached.2.sym), false));
         }
         let mut moves = p.moves.clone();
         moves.push(action);
         let i = self.nodes.len() as u32;
-        self.nodes.push(Node::new(moves, state, history));
-        self.index.insert(reached.key, i);
+        self.nodes.push(Node::new(moves, Some((parent, action)), reached));
+        self.index.insert(k, i);
         Some((i, Symmetry::IDENTITY, true))
+    }
+
+    /// The symmetry that maps node `i`'s line onto a line that reached it with canonical
+    /// symmetry `reached`: `reached(line) = sym(node's line)`, so the line is
+    /// `reached^-1(sym(node's line))`.
+    fn frame_of(&self, i: u32, reached: Symmetry) -> Symmetry {
+        reached.inverse().compose(self.nodes[i as usize].sym)
+    }
+
+    /// The nodes in the order of play (their ply), each before every node it leads to.
+    fn by_ply(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
+        order.sort_by_key(|&i| key::ply(&self.nodes[i as usize].state));
+        order
     }
 
     /// The node index of a canonical key.
@@ -231,9 +246,7 @@ impl Book {
 
     /// Recomputes every node's backed-up value, deepest first (see [`Backed`]).
     pub fn recompute(&mut self) {
-        let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(key::ply(&self.nodes[i as usize].state)));
-        for i in order {
+        for i in self.by_ply().into_iter().rev() {
             let v = values::back_up(&self.nodes, i as usize);
             self.nodes[i as usize].value = v;
         }
@@ -289,11 +302,6 @@ impl Book {
             proven: v.proven,
         }
     }
-
-    /// Whose move it is at node `i`.
-    pub fn to_move(&self, i: u32) -> Color {
-        self.nodes[i as usize].state.to_move()
-    }
 }
 
 /// Black's margin under the book's minimax (the fair komi where the rule set draws at an
@@ -329,28 +337,19 @@ impl Book {
     /// book's game), in the line's own frame: the mover's best book move where the book has
     /// the position and the move is at least as good as those not in the book.
     pub fn book_move(&self, line: &[Action]) -> Option<Action> {
-        let mut g = GameState::new(*self.rules());
-        let mut h = History::default();
-        for &a in line {
-            let before = g.clone();
-            g.play(a).ok()?;
-            h = h.after(&before, &g);
-        }
-        let here = key::canonical(&g, &h);
+        let start = GameState::new(*self.rules());
+        let history = History::default();
+        let here = key::canonical(&start, &history);
+        let (g, _, here) =
+            line.iter().try_fold((start, history, here), |(g, h, _), &a| key::step(&g, &h, a))?;
         let i = self.find(here.key)?;
-        let n = &self.nodes[i as usize];
-        let own = key::canonical(&n.state, &n.history);
-        // here.sym(line) = own.sym(node's line): the line is here.sym^-1(own.sym(node's line)).
-        let to_line = here.sym.inverse().compose(own.sym);
-        Some(to_line.apply_action(g.geo(), self.best_move(i)?))
+        Some(self.frame_of(i, here.sym).apply_action(g.geo(), self.best_move(i)?))
     }
 
     /// The canonical key of the position after `action` at node `parent`, without adding it.
     fn key_after(&self, parent: u32, action: Action) -> Option<u64> {
         let p = &self.nodes[parent as usize];
-        let mut state = p.state.clone();
-        state.play(action).ok()?;
-        Some(key::canonical(&state, &p.history.after(&p.state, &state)).key)
+        key::step(&p.state, &p.history, action).map(|(_, _, c)| c.key)
     }
 }
 
@@ -389,14 +388,14 @@ mod tests {
         // Same stones, other history: B B2, W D4, B D2 against B D2, W D4, B B2 (the
         // earlier positions differ, so superko may treat them differently).
         let line = |order: [(usize, usize); 3]| {
-            let mut g = book.nodes[0].state.clone();
-            let mut h = History::default();
+            let (mut g, mut h) = (book.nodes[0].state.clone(), History::default());
+            let mut k = 0;
             for (x, y) in order {
-                let before = g.clone();
-                g.play(place(&book, x, y)).unwrap();
-                h = h.after(&before, &g);
+                let c;
+                (g, h, c) = key::step(&g, &h, place(&book, x, y)).unwrap();
+                k = c.key;
             }
-            (g.board().hash(), key::canonical(&g, &h).key)
+            (g.board().hash(), k)
         };
         let a = line([(1, 1), (3, 3), (3, 1)]);
         let b = line([(3, 1), (3, 3), (1, 1)]);

@@ -99,8 +99,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
             None => Box::new(RolloutEvaluator::new(seed)),
         }
     };
-    let mut settings = Settings::for_board(rules.size.into());
-    settings.visits = a.visits;
+    let mut settings = Settings::for_board(rules.size.into()).searching(a.visits);
     settings.revisit = revisit;
     settings.solve_from_ply = if a.solve_nodes == 0 { u32::MAX } else { a.solve_from_ply };
     settings.solve_nodes = a.solve_nodes;
@@ -126,7 +125,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         a.expansions,
         a.visits
     );
-    let report = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| match e {
+    let (book, report) = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| match e {
         Event::Continuing { nodes, expansions } => {
             errln!("continuing {} ({nodes} nodes, {expansions} expansions)", a.out.display())
         }
@@ -143,7 +142,6 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     })?;
     outln!("{}", report.lines());
     if let Some(path) = &a.starts {
-        let book = hane_book::Book::open(&a.out, &rules, &net).map_err(|e| Failure::input(e.to_string()))?;
         let starts = hane_pipeline::book::start_positions(&book, 3.0);
         hane_pipeline::write_json(path, &starts)?;
         outln!("{} start positions in {}", starts.positions.len(), path.display());

@@ -122,9 +122,7 @@ fn book(
     VISITS.check("--book-visits", a.book_visits).map_err(Failure::input)?;
     let komi = report.estimate.fair;
     rules.komi = hane_engine::Komi::from_f64(komi).ok_or_else(|| Failure::input(format!("komi {komi}")))?;
-    let mut settings = hane_book::Settings::for_board(rules.size.into());
-    settings.visits = a.book_visits;
-    settings.revisit = (a.book_visits / 2).max(1);
+    let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(a.book_visits);
     settings.solve_from_ply = hane_pipeline::book::solve_from_ply(&rules);
     settings.seed = a.seed;
     settings.threads = 2;
@@ -136,12 +134,10 @@ fn book(
         expansions: a.book_expansions,
         settings,
     };
-    drop(hane_pipeline::players::net(model, &rules)?);
-    let factory = || hane_pipeline::players::net(model, &rules).expect("the net loaded a moment ago");
-    let net = hane_book::net_id(model).map_err(|e| Failure::input(e.to_string()))?;
+    let (factory, net) = hane_pipeline::book::net_factory(model, &rules)?;
     errln!("book at komi {komi}: {} expansions of {} visits", a.book_expansions, a.book_visits);
     let every = (a.book_expansions / 20).max(1);
-    let book = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| {
+    let (_, book) = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| {
         if let hane_book::Event::Expanded(s) = e {
             if s.expansions % every == 0 {
                 errln!("{s}");

@@ -319,11 +319,8 @@ pub fn book_rates(
     if let Some(k) = komi {
         rules.komi = hane_engine::Komi::from_f64(k).ok_or_else(|| Error::Input(format!("--komi {k}")))?;
     }
-    drop(crate::players::net(model, &rules)?);
-    let factory = || crate::players::net(model, &rules).expect("the net loaded a moment ago");
-    let mut settings = hane_book::Settings::for_board(rules.size.into());
-    settings.visits = visits;
-    settings.revisit = (visits / 2).max(1);
+    let (factory, _) = crate::book::net_factory(model, &rules)?;
+    let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(visits);
     settings.batch = batch;
     settings.solve_from_ply = u32::MAX;
     let mut book = hane_book::Book::new(&rules, "bench");

@@ -96,7 +96,7 @@ pub fn build(
     net: &str,
     stop: &Stop,
     on: &mut dyn FnMut(&Event),
-) -> Result<BookReport, Error> {
+) -> Result<(Book, BookReport), Error> {
     let mut book = Book::open(&job.file, &job.rules, net).map_err(book_error)?;
     if let Some(dir) = job.file.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -116,7 +116,19 @@ pub fn build(
     if !finished {
         return Err(Error::Interrupted);
     }
-    Ok(report)
+    Ok((book, report))
+}
+
+/// The net of the checkpoint at `path` for a book of `rules`: checked by loading it once, then
+/// a factory that loads a copy for each expansion thread, and the name the book keeps of it.
+pub fn net_factory<'a>(
+    path: &'a std::path::Path,
+    rules: &Rules,
+) -> Result<(impl Fn() -> crate::players::BoxedEvaluator + Sync + 'a, String), Error> {
+    drop(crate::players::net(path, rules)?);
+    let net = hane_book::net_id(path).map_err(|e| Error::Input(e.to_string()))?;
+    let rules = *rules;
+    Ok((move || crate::players::net(path, &rules).expect("the net loaded a moment ago"), net))
 }
 
 /// The report of a book.

@@ -245,9 +245,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         .ok_or_else(|| Error::Input(format!("book komi {komi}: not a multiple of 0.5")))?;
     let stem = format!("{}-komi{komi}", best.trim_end_matches(".safetensors").replace('/', "-"));
     let dir = run_dir.join("book");
-    let mut settings = hane_book::Settings::for_board(rules.size.into());
-    settings.visits = cfg.book_visits;
-    settings.revisit = (cfg.book_visits / 2).max(1);
+    let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(cfg.book_visits);
     settings.solve_from_ply = crate::book::solve_from_ply(&rules);
     settings.seed = cx.cfg.seed;
     // As many expansions at once as self-play has workers: the generations are done.
@@ -262,11 +260,9 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     };
     on(Event::Line(format!("== the book: {} expansions with {best} at komi {komi}", cfg.book_expansions)));
     let path = run_dir.join(&best);
-    drop(crate::players::net(&path, &rules)?);
-    let factory = || crate::players::net(&path, &rules).expect("the net loaded a moment ago");
-    let net = hane_book::net_id(&path).map_err(|e| Error::Input(e.to_string()))?;
+    let (factory, net) = crate::book::net_factory(&path, &rules)?;
     let every = (cfg.book_expansions / 20).max(1) as u64;
-    let report = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
+    let (book, report) = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
         hane_book::Event::Expanded(s) if s.expansions % every == 0 => on(Event::Line(format!("book: {s}"))),
         hane_book::Event::Continuing { nodes, expansions } => {
             on(Event::Line(format!("book: continuing ({nodes} nodes, {expansions} expansions)")))
@@ -279,7 +275,6 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         let png = crate::komi::chart_with_book(k, &report.fair).png();
         write_file(&run_dir.join("komi.png"), &png)?;
     }
-    let book = hane_book::Book::open(&job.file, &rules, &net).map_err(|e| Error::Input(e.to_string()))?;
     Ok(Some(book))
 }
 

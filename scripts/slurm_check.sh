@@ -54,7 +54,7 @@ fi
 
 # Python with numpy and sgfmill: the venv of scripts/setup.sh, as scripts/test.sh finds it.
 source scripts/env.sh
-python -c 'import numpy, sgfmill' 2>/dev/null || die "python lacks numpy or sgfmill: run bash scripts/setup.sh"
+python -c 'import numpy, sgfmill' 2>/dev/null || die "python lacks numpy or sgfmill: run bash scripts/setup-tests.sh"
 
 # A binary older than the sources it is built from is probably stale; say so, do not build.
 if newer=$(find crates Cargo.toml Cargo.lock -newer "$HANE" -type f -print -quit) && [ -n "$newer" ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command: set-up, formatting, lints, then every test in release mode.
+# The README's test command: set-up (the main job's and the tests'), formatting, lints, then
+# every test in release mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup-tests.sh
 source scripts/env.sh
 export PATH="$PATH:/usr/games"
 cargo fmt --all -- --check

@@ -68,7 +68,13 @@ pub fn print_train(p: &Progress) {
             }
             None => outln!("train: starting at step {step} ({parameters} weights, {device})"),
         },
-        Progress::Window(w) => outln!("train: data window {w:?}"),
+        Progress::Window(w) => outln!(
+            "train: data window of {} rows in {} shards (of {} rows in {} shards found)",
+            w.window_rows,
+            w.window_shards,
+            w.total_rows,
+            w.shards
+        ),
         Progress::Logged(l) => {
             let m: Vec<String> = l.metrics.iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
             outln!(

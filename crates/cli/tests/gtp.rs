@@ -727,3 +727,27 @@ fn loadsgf_reads_games_with_and_without_a_handicap() {
     assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_full_or_closed_stderr_does_not_stop_the_engine() {
+    // A GUI may close the engine's stderr or leave it full: the notes that go there (the
+    // nearest rules for a KataGo name, a net's own rules) are lost, the replies are not.
+    let script = b"kata-set-rules aga\nname\nquit\n";
+    for closed in [false, true] {
+        // A pipe whose reading end is closed at once, or the device that is always full.
+        let stderr =
+            if closed { Stdio::piped() } else { Stdio::from(std::fs::File::create("/dev/full").unwrap()) };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hane"))
+            .args(["gtp", "--visits", "16"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.stdin.take().unwrap().write_all(script).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", out.status);
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "=\n\n= hane\n\n=\n\n");
+    }
+}

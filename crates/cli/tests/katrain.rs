@@ -1,5 +1,5 @@
 //! KaTrain 1.20.0's own engine class (`katrain.core.engine.KataGoEngine`, from the venv that
-//! scripts/setup.sh makes) drives `hane analysis` as it drives KataGo, headless, on a tiny
+//! scripts/setup-tests.sh makes) drives `hane analysis` as it drives KataGo, headless, on a tiny
 //! 5x5 ttakji net: see `katrain_client.py` for what it checks.
 
 mod common;

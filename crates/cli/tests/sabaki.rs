@@ -1,4 +1,4 @@
-//! Sabaki's GTP client `@sabaki/gtp` (from the node modules scripts/setup.sh installs) runs
+//! Sabaki's GTP client `@sabaki/gtp` (from the node modules scripts/setup-tests.sh installs) runs
 //! `analyze`, `lz-analyze` and `kata-analyze` against `hane gtp` on a tiny 5x5 net: see
 //! `sabaki_client.js`.
 

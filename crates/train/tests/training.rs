@@ -51,7 +51,8 @@ fn the_net_overfits_a_small_fixed_dataset() {
     assert!(logs.last().unwrap().get("metric/policy_top1").unwrap() > 0.95);
 }
 
-/// The venv's Python (`scripts/setup.sh`), which has the `tensorboard` package.
+/// The venv's Python (`scripts/setup.sh`), with the `tensorboard` package that
+/// `scripts/setup-tests.sh` adds.
 fn python() -> PathBuf {
     let venv = std::env::var_os("VIRTUAL_ENV")
         .or_else(|| std::env::var_os("HANE_VENV"))
@@ -78,8 +79,9 @@ fn tensorboard_reads_the_logged_scalars_and_histograms() {
         cmd.args(["--scalar", tag]);
     }
     cmd.args(["--histogram", "weights/stem.conv.weight", "--histogram", "weights/value.wdl.bias"]);
-    let res =
-        cmd.output().unwrap_or_else(|e| panic!("cannot run {:?} (run scripts/setup.sh): {e}", python()));
+    let res = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {:?} (run scripts/setup-tests.sh): {e}", python()));
     let text = String::from_utf8_lossy(&res.stdout);
     println!("{text}{}", String::from_utf8_lossy(&res.stderr));
     assert!(res.status.success(), "check_tensorboard.py failed");

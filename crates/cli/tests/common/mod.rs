@@ -32,7 +32,7 @@ pub fn spawn_piped(args: &[&str]) -> Child {
         .unwrap()
 }
 
-/// A tool folder that scripts/setup.sh installs: `$VAR` when set, else `NAME` under
+/// A tool folder that scripts/setup-tests.sh installs: `$VAR` when set, else `NAME` under
 /// `$XDG_CACHE_HOME/hane` (default `~/.cache/hane`). Panics, naming the set-up step, when it
 /// does not exist.
 pub fn setup_dir(var: &str, name: &str) -> PathBuf {
@@ -42,7 +42,7 @@ pub fn setup_dir(var: &str, name: &str) -> PathBuf {
             .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache"));
         cache.join("hane").join(name)
     });
-    assert!(dir.exists(), "{} does not exist: run scripts/setup.sh (or set {var})", dir.display());
+    assert!(dir.exists(), "{} does not exist: run scripts/setup-tests.sh (or set {var})", dir.display());
     dir
 }
 

@@ -34,16 +34,6 @@ use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-/// The analysis commands and their formats.
-pub const COMMANDS: &[&str] = &[
-    "analyze",
-    "lz-analyze",
-    "kata-analyze",
-    "genmove_analyze",
-    "lz-genmove_analyze",
-    "kata-genmove_analyze",
-];
-
 /// Visits after which an analysis stops searching and waits for the next command: the tree
 /// holds a node per visit and an edge per legal move of each, about 0.5 GB on 19x19.
 pub const MAX_ANALYSIS_VISITS: u32 = 100_000;
@@ -80,11 +70,6 @@ pub struct Request {
     pub genmove: bool,
 }
 
-/// Whether `cmd` is one of the analysis commands.
-pub fn is_analysis(cmd: &str) -> bool {
-    COMMANDS.contains(&cmd)
-}
-
 fn number(key: &str, v: Option<&&str>) -> Result<usize, String> {
     v.and_then(|v| v.parse().ok()).ok_or_else(|| format!("syntax error: {key} needs a non-negative integer"))
 }
@@ -102,7 +87,7 @@ hane_engine::message_error!(
     AnalyzeError
 );
 
-/// Parses `cmd ARGS` (an analysis command, see [`is_analysis`]) as KataGo does: an optional
+/// Parses `cmd ARGS` (an analysis command of [`super::commands::TABLE`]) as KataGo does: an optional
 /// colour, an optional interval in centiseconds, then key-value pairs.
 pub fn parse(cmd: &str, args: &[&str]) -> Result<Request, AnalyzeError> {
     parse_args(cmd, args).map_err(AnalyzeError)

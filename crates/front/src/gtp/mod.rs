@@ -3,7 +3,8 @@
 //! Standard commands for the Go rule sets, plus private `hane-*` commands: `hane-rules RULES`
 //! chooses any rule set (Loose and Sligo included), `hane-play COLOR TURN` plays a turn in
 //! hane's notation (Sligo `E5>F6+D4`), `hane-genmove COLOR` answers in that notation, and
-//! `hane-score` prints the "if the game ended now" score. The analysis commands of Leela
+//! `hane-score` prints the "if the game ended now" score, `hane-help` every command with its
+//! arguments. One table ([`commands::TABLE`]) holds the commands, their help and handlers. The analysis commands of Leela
 //! Zero and KataGo (`lz-analyze`, `kata-analyze`, ...) stream the search's candidate moves
 //! until the next command ([`analyze`]).
 //!
@@ -35,48 +36,14 @@
 
 use crate::brain::Brain;
 use hane_engine::board::PointSet;
-use hane_engine::rules::{Komi, Variant};
+use hane_engine::rules::Variant;
 use hane_engine::score::{dead_by_playouts, dead_stones, score_judged};
-use hane_engine::sgf::SgfGame;
 use hane_engine::{Color, Game, GameState, Geometry, Point, Rules, Turn};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 pub mod analyze;
-
-const COMMANDS: &[&str] = &[
-    "protocol_version",
-    "name",
-    "version",
-    "known_command",
-    "list_commands",
-    "quit",
-    "boardsize",
-    "clear_board",
-    "komi",
-    "play",
-    "genmove",
-    "undo",
-    "showboard",
-    "final_score",
-    "final_status_list",
-    "fixed_handicap",
-    "place_free_handicap",
-    "set_free_handicap",
-    "time_settings",
-    "time_left",
-    "loadsgf",
-    "kgs-genmove_cleanup",
-    "hane-rules",
-    "hane-play",
-    "hane-genmove",
-    "hane-score",
-    "hane-ownership",
-    "kata-get-rules",
-    "kata-set-rules",
-    "gogui-analyze_commands",
-    "cputime",
-];
+pub mod commands;
 
 /// GoGui's analyze menu: `type/label/command` (GoGui's docs: `dboard` is a board of numbers,
 /// `plist` a list of points).
@@ -88,6 +55,12 @@ const GOGUI_ANALYZE: &[&str] = &[
     "string/Rules (KataGo's terms)/kata-get-rules",
     "string/CPU seconds/cputime",
 ];
+
+/// Tells stderr (a GUI's log) `text`. A GUI may close the engine's stderr or leave it full:
+/// the note is then lost, and the engine goes on answering.
+fn note(text: &str) {
+    let _ = writeln!(io::stderr(), "hane: {text}");
+}
 
 /// The engine state between commands. Every command either succeeds or fails leaving this
 /// exactly as it was: a command works out the new state first and stores it last.
@@ -223,8 +196,8 @@ impl Engine {
     /// Checks that the brain can play `rules`, telling stderr (a GUI's log) when its net was
     /// trained on other Go rules.
     fn note_rules(&self, rules: &Rules) -> Result<(), String> {
-        if let Some(note) = self.brain.check_rules(rules)? {
-            eprintln!("hane: {note}");
+        if let Some(text) = self.brain.check_rules(rules)? {
+            note(&text);
         }
         Ok(())
     }
@@ -297,257 +270,25 @@ impl Engine {
         Ok(())
     }
 
-    /// Executes one command (without id).
+    /// Executes one command (without id), as the command table ([`commands::TABLE`]) says.
     pub fn execute(&mut self, cmd: &str, args: &[&str]) -> Reply {
-        if analyze::is_analysis(cmd) {
-            let job = analyze::parse(cmd, args)
-                .map_err(|e| e.0)
-                .and_then(|req| Ok((self.analysis_root(&req)?, req)));
-            return match job {
-                Ok((root, req)) => Reply::Analyze(req, Box::new(root)),
+        let Some(command) = commands::find(cmd) else { return Reply::Err("unknown command".into()) };
+        match command.run {
+            commands::Run::Analysis => {
+                let job = analyze::parse(cmd, args)
+                    .map_err(|e| e.0)
+                    .and_then(|req| Ok((self.analysis_root(&req)?, req)));
+                match job {
+                    Ok((root, req)) => Reply::Analyze(req, Box::new(root)),
+                    Err(e) => Reply::Err(e),
+                }
+            }
+            commands::Run::Plain(handler) => match handler(self, cmd, args) {
+                Ok(Some(s)) => Reply::Ok(s),
+                Ok(None) => Reply::Quit,
                 Err(e) => Reply::Err(e),
-            };
+            },
         }
-        match self.dispatch(cmd, args) {
-            Ok(Some(s)) => Reply::Ok(s),
-            Ok(None) => Reply::Quit,
-            Err(e) => Reply::Err(e),
-        }
-    }
-
-    fn dispatch(&mut self, cmd: &str, args: &[&str]) -> Result<Option<String>, String> {
-        let geo = self.game.geo();
-        let out = match cmd {
-            "protocol_version" => {
-                let [] = exactly(args)?;
-                "2".into()
-            }
-            "name" => {
-                let [] = exactly(args)?;
-                "hane".into()
-            }
-            "version" => {
-                let [] = exactly(args)?;
-                env!("CARGO_PKG_VERSION").into()
-            }
-            "known_command" => {
-                let [name] = exactly(args)?;
-                (COMMANDS.contains(&name) || analyze::is_analysis(name)).to_string()
-            }
-            "list_commands" => {
-                let [] = exactly(args)?;
-                COMMANDS.iter().chain(analyze::COMMANDS).copied().collect::<Vec<_>>().join("\n")
-            }
-            "quit" => {
-                let [] = exactly(args)?;
-                return Ok(None);
-            }
-            "boardsize" => {
-                let [n] = exactly(args)?;
-                let n: u32 = n.parse().map_err(|_| "syntax error: boardsize needs an integer")?;
-                let mut r = self.rules;
-                r.size = u8::try_from(n).map_err(|_| "unacceptable size")?;
-                if let Variant::Go = r.variant {
-                    r.validate().map_err(|_| "unacceptable size".to_string())?;
-                } else {
-                    r.validate().map_err(|e| format!("unacceptable size: {e}"))?;
-                }
-                self.set_rules(r)?;
-                String::new()
-            }
-            "clear_board" => {
-                let [] = exactly(args)?;
-                self.reset();
-                String::new()
-            }
-            "komi" => {
-                // The komi changes for the game in progress and for the positions `undo`
-                // returns to; the moves stay.
-                let [k] = exactly(args)?;
-                let k = k.parse::<f64>().map_err(|_| "syntax error: komi needs a number")?;
-                let komi = Komi::from_f64(k).ok_or("komi must be a multiple of 0.5 within ±1000")?;
-                let game = self.game.with_komi(komi).map_err(|e| e.to_string())?;
-                let history = self.history.iter().map(|g| g.with_komi(komi)).collect::<Result<_, _>>();
-                self.history = history.map_err(|e| e.to_string())?;
-                self.rules.komi = komi;
-                self.game = game;
-                String::new()
-            }
-            "play" | "hane-play" => {
-                let [c, mv] = exactly(args)?;
-                let c = color(c)?;
-                if cmd == "play" && self.rules.variant == Variant::Sligo && mv.contains('>') {
-                    return Err("use hane-play for a Sligo slide".into());
-                }
-                let mut next = self.game.clone();
-                turn_to(&mut next, c)
-                    .and_then(|()| Turn::play_named(&mut next, mv).map_err(|e| e.to_string()))
-                    .map_err(|e| format!("illegal move: {e}"))?;
-                self.commit_move(next);
-                String::new()
-            }
-            "genmove" | "hane-genmove" | "kgs-genmove_cleanup" => {
-                let [c] = exactly(args)?;
-                self.genmove(color(c)?, cmd == "kgs-genmove_cleanup")?
-            }
-            "undo" => {
-                let [] = exactly(args)?;
-                self.game = self.history.pop().ok_or("cannot undo")?;
-                String::new()
-            }
-            // The board ends with a newline: trimmed, as a response holds no empty line.
-            "showboard" => {
-                let [] = exactly(args)?;
-                format!("\n{}", self.game.to_string().trim_end())
-            }
-            "final_score" => {
-                let [] = exactly(args)?;
-                self.final_score()
-            }
-            "hane-score" => {
-                let [] = exactly(args)?;
-                let s = self.game.score();
-                format!("black {} white {} winner {}", s.black, s.white, s.winner.letter())
-            }
-            "final_status_list" => {
-                let [want] = exactly(args)?;
-                if !matches!(want, "dead" | "alive" | "seki") {
-                    return Err("syntax error: status is alive, dead or seki".into());
-                }
-                let dead = self.judged_dead();
-                let b = self.game.board();
-                let pts: Vec<String> = geo
-                    .points()
-                    .filter(|&p| b.color(p).is_some())
-                    .filter(|&p| match want {
-                        "dead" => dead.contains(p),
-                        "alive" => !dead.contains(p),
-                        _ => false,
-                    })
-                    .map(|p| geo.name(p))
-                    .collect();
-                pts.join(" ")
-            }
-            "fixed_handicap" | "place_free_handicap" => {
-                let [n] = exactly(args)?;
-                let n: usize = n.parse().map_err(|_| "syntax error: the number of stones is an integer")?;
-                let pts =
-                    if cmd == "fixed_handicap" { fixed_handicap(geo, n) } else { free_handicap(geo, n) };
-                let pts = pts.ok_or("invalid number of stones")?;
-                self.set_handicap(&pts)?;
-                pts.iter().map(|&p| geo.name(p)).collect::<Vec<_>>().join(" ")
-            }
-            "set_free_handicap" => {
-                let mut pts = Vec::with_capacity(args.len());
-                for a in args {
-                    let p = geo.parse(a).map_err(|e| format!("syntax error: {e}"))?;
-                    if pts.contains(&p) {
-                        return Err(format!("syntax error: vertex {a} repeated"));
-                    }
-                    pts.push(p);
-                }
-                if !(2..geo.area()).contains(&pts.len()) {
-                    return Err(format!("bad vertex list: a handicap has 2 to {} stones", geo.area() - 1));
-                }
-                self.set_handicap(&pts)?;
-                String::new()
-            }
-            "time_settings" => {
-                let [main, byo_yomi, stones] = exactly(args)?;
-                seconds(main)?;
-                seconds(byo_yomi)?;
-                stone_count(stones)?;
-                String::new()
-            }
-            "time_left" => {
-                let [c, time, stones] = exactly(args)?;
-                color(c)?;
-                seconds(time)?;
-                stone_count(stones)?;
-                String::new()
-            }
-            "loadsgf" => {
-                let (path, upto) = match args {
-                    [path] => (path, None),
-                    [path, m] => {
-                        (path, Some(m.parse::<usize>().map_err(|_| "syntax error: bad move number")?))
-                    }
-                    _ => return Err(format!("syntax error: expected 1 or 2 arguments, got {}", args.len())),
-                };
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot load file: {e}"))?;
-                let sgf = SgfGame::parse(&text).map_err(|e| e.to_string())?;
-                self.note_rules(&sgf.rules)?;
-                let mut game = sgf.start().map_err(|e| e.to_string())?;
-                let mut history = Vec::new();
-                for (i, t) in sgf.turns.iter().enumerate() {
-                    if upto.is_some_and(|m| i + 1 >= m) {
-                        break;
-                    }
-                    history.push(game.clone());
-                    t.play(&mut game).map_err(|e| e.to_string())?;
-                }
-                self.rules = sgf.rules;
-                self.game = game;
-                self.history = history;
-                if self.game.to_move() == Color::Black { "black" } else { "white" }.into()
-            }
-            "hane-rules" => {
-                let [spec] = exactly(args)?;
-                self.set_rules(spec.parse::<Rules>().map_err(|e| e.to_string())?)?;
-                String::new()
-            }
-            "kata-get-rules" => {
-                let [] = exactly(args)?;
-                crate::katago_rules::to_json(&self.rules).map_err(|e| e.0)?
-            }
-            "kata-set-rules" => {
-                // KataGo's names or rules objects where a hane rule set matches, else hane's
-                // rules strings; the board size and komi stay.
-                let name = args.join(" ");
-                let text = if name.starts_with('{') {
-                    match serde_json::from_str(&name) {
-                        Ok(serde_json::Value::Object(o)) => {
-                            crate::katago_rules::from_object(&o).map_err(|e| e.0)?
-                        }
-                        _ => return Err(format!("syntax error: {name:?} is not a JSON object")),
-                    }
-                } else {
-                    let [one] = exactly(args)?;
-                    if let Some(how) = crate::katago_rules::nearest(one) {
-                        eprintln!("hane: rules {one:?}: {how}");
-                    }
-                    crate::katago_rules::from_name(one)
-                };
-                let mut rules: Rules = text.parse().map_err(|e| format!("unknown rules {name:?}: {e}"))?;
-                (rules.size, rules.komi) = (self.rules.size, self.rules.komi);
-                rules.validate().map_err(|e| e.to_string())?;
-                self.set_rules(rules)?;
-                String::new()
-            }
-            "hane-ownership" => {
-                let [] = exactly(args)?;
-                let seed = self.brain.seed() ^ self.game.state_hash();
-                let own = crate::candidates::ownership(self.brain.evaluator(), &self.game, seed);
-                let n = geo.size();
-                let rows: Vec<String> = own
-                    .mean
-                    .chunks(n)
-                    .map(|row| row.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" "))
-                    .collect();
-                format!("\n{}", rows.join("\n"))
-            }
-            "cputime" => {
-                let [] = exactly(args)?;
-                let t = crate::cpu::cpu_seconds("/proc/self/stat");
-                format!("{:.2}", t.ok_or("cputime: /proc/self/stat cannot be read")?)
-            }
-            "gogui-analyze_commands" => {
-                let [] = exactly(args)?;
-                GOGUI_ANALYZE.join("\n")
-            }
-            _ => return Err("unknown command".into()),
-        };
-        Ok(Some(out))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Line charts: the data model ([`Chart`], [`Series`], [`Style`]), the layout of title, axes and
 //! legend, and the rendering onto an [`Image`].
 
-use crate::font::{self, draw_text, draw_text_up, text_height, text_width};
+use crate::font::{draw_text, draw_text_up, text_height, text_width};
 use crate::raster::{Image, Rect, Rgb};
 use crate::ticks::{nice_ticks, Ticks};
 
@@ -40,8 +40,6 @@ const LINE_WIDTH: f64 = 2.0;
 const MARKER_RADIUS: f64 = 3.5;
 /// Half the width of an error bar's caps.
 const CAP_HALF: f64 = 4.0;
-/// Height of one legend row.
-const LEGEND_ROW: i64 = 14;
 /// Length of the line sample in front of each legend entry.
 const LEGEND_SAMPLE: i64 = 22;
 
@@ -243,7 +241,7 @@ impl Chart {
             img.fill_rect(Rect::new(frame.x0 - TICK_LEN, y, TICK_LEN, 1), INK);
             let label = plot.y_ticks.label(v);
             let tx = frame.x0 - TICK_LEN - 3 - text_width(&label, 1) as i64;
-            draw_text(img, tx, y - 3, &label, 1, INK);
+            draw_text(img, tx, y - text_height(1) as i64 / 2, &label, 1, INK);
         }
         if !self.x_label.is_empty() {
             let cx = (frame.x0 + frame.x1) / 2 - text_width(&self.x_label, 1) as i64 / 2;
@@ -264,8 +262,8 @@ impl Chart {
         for (row, (i, name)) in legend.entries.iter().enumerate() {
             let style = self.series[*i].style;
             let color = series_color(*i);
-            let y = legend.rect.y0 + 6 + row as i64 * LEGEND_ROW;
-            let mid = (y + 3) as f64;
+            let y = legend.rect.y0 + 4 + row as i64 * legend_row();
+            let mid = (y + text_height(1) as i64 / 2) as f64;
             let x = (legend.rect.x0 + 6) as f64;
             if style.has_line() {
                 img.line((x, mid), (x + LEGEND_SAMPLE as f64, mid), LINE_WIDTH, color, clip);
@@ -343,11 +341,11 @@ impl Layout {
         });
         top += line_h / 2; // room for the top y tick label
 
-        // Legend on the right, names cut to keep it within a quarter of the width.
-        let max_chars = ((w / 4 - LEGEND_SAMPLE - 18) / font::ADVANCE as i64).max(1) as usize;
+        // Legend on the right, names cut to keep it within a third of the width.
+        let max_px = (w / 3 - LEGEND_SAMPLE - 18).max(1);
         let entries: Vec<(usize, String)> = (chart.series.iter().enumerate())
             .filter(|(_, s)| !s.name.is_empty())
-            .map(|(i, s)| (i, shorten(&s.name, max_chars)))
+            .map(|(i, s)| (i, shorten(&s.name, max_px)))
             .collect();
         let legend_w =
             entries.iter().map(|(_, n)| text_width(n, 1) as i64).max().map(|tw| tw + LEGEND_SAMPLE + 18);
@@ -409,7 +407,7 @@ impl Layout {
             y_lim,
         });
         let legend = legend_w.filter(|_| plot.is_some()).map(|lw| Legend {
-            rect: Rect::new(right + 10, top, lw, entries.len() as i64 * LEGEND_ROW + 6),
+            rect: Rect::new(right + 10, top, lw, entries.len() as i64 * legend_row() + 6),
             entries,
         });
         Layout { title_at, plot, legend }
@@ -459,12 +457,20 @@ fn finite(p: &(f64, f64)) -> bool {
 }
 
 /// `name` cut to `max_chars` characters, ending in ".." when cut.
-fn shorten(name: &str, max_chars: usize) -> String {
-    if name.chars().count() <= max_chars {
+fn shorten(name: &str, max_px: i64) -> String {
+    if text_width(name, 1) as i64 <= max_px {
         return name.to_string();
     }
-    let keep = max_chars.saturating_sub(2);
-    name.chars().take(keep).chain("..".chars()).take(max_chars).collect()
+    let mut kept: String = name.to_string();
+    while !kept.is_empty() && text_width(&format!("{kept}..."), 1) as i64 > max_px {
+        kept.pop();
+    }
+    format!("{}...", kept.trim_end())
+}
+
+/// Height of one legend entry.
+fn legend_row() -> i64 {
+    text_height(1) as i64 + 2
 }
 
 #[cfg(test)]
@@ -619,9 +625,11 @@ mod tests {
 
     #[test]
     fn long_legend_names_are_shortened() {
-        assert_eq!(shorten("abcdefgh", 5), "abc..");
-        assert_eq!(shorten("abc", 5), "abc");
-        assert_eq!(shorten("abcdef", 1), ".");
+        let long = "ladder: over generation 0's player";
+        assert_eq!(shorten(long, 1000), long);
+        let cut = shorten(long, text_width("ladder: over", 1) as i64);
+        assert!(cut.ends_with("...") && long.starts_with(cut.trim_end_matches('.')), "{cut}");
+        assert!(text_width(&cut, 1) <= text_width("ladder: over", 1));
         let chart = Chart::new("", "", "").with_series(Series::line("x".repeat(200), vec![(0.0, 0.0)]));
         let layout = Layout::new(&chart, 800, 500);
         assert!(layout.legend.unwrap().rect.x1 <= 800);

@@ -3,10 +3,11 @@
 //!
 //! The crate owns everything between numbers and PNG bytes: ticks at "nice" numbers (1, 2 or 5
 //! times a power of ten), the layout of title, axes and legend, an anti-aliased rasteriser for
-//! lines, markers and error bars, and a hand-drawn 5x7 bitmap font. Plotting
-//! libraries usually find fonts through the system (fontconfig, font files), which CI machines
-//! and headless training boxes lack; with its own rasteriser and font this crate needs nothing
-//! but the `png` encoder, so `hane loop`, `hane komi` and `hane match` can draw plots anywhere.
+//! lines, markers and error bars, and text in a font embedded in the binary (Noto Sans, drawn
+//! by `ab_glyph`). Plotting libraries usually find fonts through the system (fontconfig, font
+//! files), which CI machines and headless training boxes lack; with its own rasteriser and an
+//! embedded font this crate needs nothing on the machine, so `hane loop`, `hane komi` and
+//! `hane match` can draw plots anywhere.
 //! It returns PNG bytes; writing them (atomically) is the caller's.
 //!
 //! ```no_run

@@ -163,6 +163,9 @@ pub struct Network {
     trunk_bn: nn::BatchNorm,
     policy: PolicyHead,
     value: ValueHead,
+    /// The stem's and the residual blocks' tensor type: [`Kind::Float`], or another for an
+    /// inference copy ([`Network::for_inference`]).
+    trunk_kind: Kind,
 }
 
 impl std::fmt::Debug for Network {
@@ -248,7 +251,32 @@ impl Network {
             value,
             config,
             vs,
+            trunk_kind: Kind::Float,
         })
+    }
+
+    /// The same net as an inference copy whose stem and residual blocks compute in `trunk`
+    /// (see `crate::precision`): their weights are converted once, here; the inputs are cast
+    /// at the stem, and the trunk's output back to FP32 before its final batch norm, so the
+    /// heads stay FP32. Not for training: the converted weights no longer match the
+    /// optimiser's FP32 copies.
+    pub fn for_inference(mut self, trunk: Kind) -> Network {
+        if trunk != self.trunk_kind {
+            for (name, mut t) in self.vs.variables() {
+                let in_trunk = name.starts_with("stem.")
+                    || (name.starts_with("trunk.") && !name.starts_with("trunk.final_bn."));
+                if in_trunk {
+                    tch::no_grad(|| t.set_data(&t.to_kind(trunk)));
+                }
+            }
+            self.trunk_kind = trunk;
+        }
+        self
+    }
+
+    /// The tensor type of the stem and the residual blocks ([`Network::for_inference`]).
+    pub fn trunk_kind(&self) -> Kind {
+        self.trunk_kind
     }
 
     /// The configuration it was built from.
@@ -291,12 +319,15 @@ impl Network {
         let n = planes.size()[0];
         let s = self.config.board_size as i64;
         let area = Area::new(planes, self.config.board_size, boards);
+        let (planes, globals) = (planes.to_kind(self.trunk_kind), globals.to_kind(self.trunk_kind));
         let mut x = planes.apply(&self.stem_conv);
         x += globals.apply(&self.stem_global).view([n, -1, 1, 1]);
         let mut x = area.clip(x);
         for b in &self.blocks {
             x = b.forward(&x, &area, train);
         }
+        // The heads compute in FP32 whatever the trunk's type.
+        let x = x.to_kind(Kind::Float);
         let x = area.clip(area.norm(&self.trunk_bn, &x, train).relu_());
 
         let ph = &self.policy;

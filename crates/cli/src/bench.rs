@@ -1,5 +1,6 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
+use crate::nets::PrecisionArg;
 use crate::output::outln;
 use crate::Failure;
 use hane_pipeline::bench::{self, Source, Workers};
@@ -65,6 +66,8 @@ enum What {
         /// Leaves per evaluator call.
         #[arg(long, default_value_t = 16)]
         batch: usize,
+        #[command(flatten)]
+        precision: PrecisionArg,
     },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
@@ -98,6 +101,8 @@ enum What {
         /// Evaluator batch size.
         #[arg(long, default_value_t = 128)]
         batch: usize,
+        #[command(flatten)]
+        precision: PrecisionArg,
     },
 }
 
@@ -120,12 +125,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             outln!("{report}");
             Ok(())
         }
-        What::Book { model, komi, expansions, visits, batch } => {
+        What::Book { model, komi, expansions, visits, batch, precision } => {
             hane_mcts::VISITS.check("--visits", visits).map_err(Failure::input)?;
             if !(1..=4096).contains(&batch) {
                 return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
             }
-            let r = bench::book_rates(&model, komi, expansions, visits, batch)?;
+            let r = bench::book_rates(&model, komi, expansions, visits, batch, precision.get())?;
             outln!(
                 "book of {} with {}: {} expansions of {visits} + {} visits, batch {batch}",
                 r.rules,
@@ -151,9 +156,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
             evaluator,
             batch,
             model,
+            precision,
         } => {
             let workers = Workers { threads, inference_threads, in_flight };
-            selfplay(bench::selfplay_runs(&rules, size, &evaluator, &model)?, games, workers, batch)
+            let runs = bench::selfplay_runs(&rules, size, &evaluator, &model, precision.get())?;
+            selfplay(runs, games, workers, batch)
         }
     }
 }

@@ -9,7 +9,7 @@ use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::range::Allowed;
 use hane_engine::rng::Rng;
 use hane_engine::{Game, GameState, PolicyLayout, Rules};
-use hane_mcts::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
+use hane_mcts::{EvalRequest, Evaluation, Evaluator, Precision, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{Progress, SelfplayConfig};
 use std::path::PathBuf;
@@ -85,8 +85,8 @@ pub fn playout_rates(rules: &str, seconds: f64, rounds: usize, seed: u64) -> Res
 pub enum Source {
     /// `uniform` or `rollout`.
     Named(String),
-    /// A checkpoint's net.
-    Model(PathBuf),
+    /// A checkpoint's net, computing in a precision.
+    Model(PathBuf, Precision),
     /// The CPU side of a net's evaluator without its forward pass ([`EncodeEvaluator`]).
     Encode,
 }
@@ -95,7 +95,7 @@ impl Source {
     fn factory(&self, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
         match self {
             Source::Named(n) => named_factory(n, 1),
-            Source::Model(p) => model_factory(p, rules, batch),
+            Source::Model(p, precision) => model_factory(p, rules, batch, *precision),
             Source::Encode => Ok(Arc::new(move || Box::new(EncodeEvaluator::new(rules, batch)))),
         }
     }
@@ -104,7 +104,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Named(n) => n.clone(),
-            Source::Model(p) => p.display().to_string(),
+            Source::Model(p, precision) => format!("{} ({precision})", p.display()),
             Source::Encode => "encode".into(),
         }
     }
@@ -120,13 +120,14 @@ pub fn bench_rules(names: &[String]) -> Vec<String> {
 }
 
 /// The runs of a self-play benchmark, each a rule set and what evaluates its positions: each
-/// checkpoint of `models` on its own rules and board, or else each of [`bench_rules`]`(rules)`
+/// checkpoint of `models` on its own rules and board computing in `precision`, or else each of [`bench_rules`]`(rules)`
 /// on a `size` board with `evaluator` (`uniform`, `rollout` or `encode`).
 pub fn selfplay_runs(
     rules: &[String],
     size: u8,
     evaluator: &str,
     models: &[PathBuf],
+    precision: Precision,
 ) -> Result<Vec<(String, Source)>, Error> {
     if models.is_empty() {
         let source = || match evaluator {
@@ -139,7 +140,7 @@ pub fn selfplay_runs(
         .iter()
         .map(|p| {
             let (rules, _) = crate::net_rules::trained_rules(p).map_err(|e| Error::net_load(p, e))?;
-            Ok((rules.to_string(), Source::Model(p.clone())))
+            Ok((rules.to_string(), Source::Model(p.clone(), precision)))
         })
         .collect()
 }
@@ -306,20 +307,21 @@ pub struct BookRates {
 }
 
 /// Grows an unsaved book of `expansions` expansions with the net of `model` on its own rules
-/// (at `komi`, or theirs), `visits` per search in batches of `batch`, and measures the net
-/// alone beside it.
+/// (at `komi`, or theirs), `visits` per search in batches of `batch`, computing in
+/// `precision`, and measures the net alone beside it.
 pub fn book_rates(
     model: &std::path::Path,
     komi: Option<f64>,
     expansions: u64,
     visits: u32,
     batch: usize,
+    precision: Precision,
 ) -> Result<BookRates, Error> {
     let (mut rules, _) = crate::net_rules::trained_rules(model).map_err(|e| Error::net_load(model, e))?;
     if let Some(k) = komi {
         rules.komi = hane_engine::Komi::from_f64(k).ok_or_else(|| Error::Input(format!("--komi {k}")))?;
     }
-    let (factory, _) = crate::book::net_factory(model, &rules)?;
+    let (factory, _) = crate::book::net_factory(model, &rules, precision)?;
     let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(visits);
     settings.batch = batch;
     settings.solve_from_ply = u32::MAX;
@@ -329,6 +331,6 @@ pub fn book_rates(
         .run(&mut book, &factory, expansions, &Arc::new(AtomicBool::new(false)), &mut |_| {})
         .map_err(|e| Error::Input(e.to_string()))?;
     let evals = book.evaluations as f64 / t.elapsed().as_secs_f64();
-    let bare = bare_evals(rules, &Source::Model(model.to_path_buf()), batch)?;
+    let bare = bare_evals(rules, &Source::Model(model.to_path_buf(), precision), batch)?;
     Ok(BookRates { rules, expansions: book.expansions, evals, bare_evals: bare })
 }

@@ -69,6 +69,22 @@ enum What {
         #[command(flatten)]
         precision: PrecisionArg,
     },
+    /// Net evaluations/s in FP32 and in bf16 side by side: the same net, batch and positions,
+    /// in alternating rounds.
+    Precision {
+        /// The checkpoint; positions are of its rules and board.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Rows per forward pass (self-play's batch_size).
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+        /// Rounds (each times both precisions).
+        #[arg(long, default_value_t = 6)]
+        rounds: usize,
+        /// Seconds per precision per round.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
     Selfplay {
@@ -146,6 +162,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
             );
             Ok(())
         }
+        What::Precision { model, batch, rounds, seconds } => precision(&model, batch, rounds, seconds),
         What::Selfplay {
             rules,
             size,
@@ -163,6 +180,29 @@ pub fn run(a: Args) -> Result<(), Failure> {
             selfplay(runs, games, workers, batch)
         }
     }
+}
+
+fn precision(model: &std::path::Path, batch: usize, rounds: usize, seconds: f64) -> Result<(), Failure> {
+    if !(1..=4096).contains(&batch) {
+        return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+    }
+    outln!("{}: batch {batch}, one thread, {rounds} rounds of {seconds} s per precision", model.display());
+    outln!("{:>5} {:>12} {:>12} {:>7}", "round", "fp32 evals/s", "bf16 evals/s", "ratio");
+    let rounds = bench::precision_rounds(model, batch, rounds, seconds, &mut |r, x| {
+        outln!("{:>5} {:>12.0} {:>12.0} {:>7.3}", r + 1, x.fp32, x.bf16, x.bf16 / x.fp32);
+    })?;
+    let mut ratios: Vec<f64> = rounds.iter().map(|x| x.bf16 / x.fp32).collect();
+    ratios.sort_by(f64::total_cmp);
+    let mean = |f: fn(&bench::PrecisionRound) -> f64| rounds.iter().map(f).sum::<f64>() / rounds.len() as f64;
+    outln!(
+        "mean: fp32 {:.0}, bf16 {:.0} evals/s; ratio median {:.3} (lowest {:.3}, highest {:.3})",
+        mean(|x| x.fp32),
+        mean(|x| x.bf16),
+        (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0,
+        ratios[0],
+        ratios[ratios.len() - 1]
+    );
+    Ok(())
 }
 
 fn selfplay(runs: Vec<(String, Source)>, games: u64, workers: Workers, batch: usize) -> Result<(), Failure> {

@@ -277,17 +277,9 @@ mod tests {
 
     #[test]
     fn bf16_agrees_with_fp32_up_to_its_rounding() {
-        // 7x7 positions and, in the same batches, 5x5 ones in the corner (the masked path).
+        // 7x7 positions and, in the same batches, 5x5 ones in the corner (the masked path); a
+        // narrow trunk in the default layout and a wide one channels-last.
         let rules: Rules = "ttakji,size=7".parse().unwrap();
-        let shape = NetShape { blocks: 3, channels: 32, pool_every: 2, ..NetShape::tiny() };
-        let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
-        let path = std::env::temp_dir().join(format!("hane-nn-bf16-{}.safetensors", std::process::id()));
-        net.save(&path, &rules).unwrap();
-        let mut fp32 = NetEvaluator::load(&path, &rules, "cpu", 1).unwrap().with_precision(Precision::Fp32);
-        let mut bf16 = NetEvaluator::load(&path, &rules, "cpu", 1).unwrap().with_precision(Precision::Bf16);
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(fp32.network().trunk_kind(), Kind::Float);
-        assert_eq!(bf16.network().trunk_kind(), Kind::BFloat16);
         let mut batch = Vec::new();
         for rules in [rules, "ttakji,size=5".parse().unwrap()] {
             let mut g = GameState::new(rules);
@@ -299,18 +291,30 @@ mod tests {
                 }
             }
         }
-        let (a, b) = (fp32.evaluate(&batch), bf16.evaluate(&batch));
-        let (mut policy, mut wdl, mut score) = (0f32, 0f32, 0f32);
-        for (x, y) in a.iter().zip(&b) {
-            assert!((y.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-            assert!((y.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-            policy = x.policy.iter().zip(&y.policy).map(|(p, q)| (p - q).abs()).fold(policy, f32::max);
-            wdl = x.wdl.iter().zip(&y.wdl).map(|(p, q)| (p - q).abs()).fold(wdl, f32::max);
-            score = score.max((x.score - y.score).abs());
+        for channels in [32, crate::precision::CHANNELS_LAST_FROM] {
+            let shape = NetShape { blocks: 3, channels, pool_every: 2, ..NetShape::tiny() };
+            let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
+            let path = std::env::temp_dir()
+                .join(format!("hane-nn-bf16-{}-{channels}.safetensors", std::process::id()));
+            net.save(&path, &rules).unwrap();
+            let load = |p| NetEvaluator::load(&path, &rules, "cpu", 1).unwrap().with_precision(p);
+            let (mut fp32, mut bf16) = (load(Precision::Fp32), load(Precision::Bf16));
+            std::fs::remove_file(&path).unwrap();
+            assert_eq!(fp32.network().trunk_kind(), Kind::Float);
+            assert_eq!(bf16.network().trunk_kind(), Kind::BFloat16);
+            let (a, b) = (fp32.evaluate(&batch), bf16.evaluate(&batch));
+            let (mut policy, mut wdl, mut score) = (0f32, 0f32, 0f32);
+            for (x, y) in a.iter().zip(&b) {
+                assert!((y.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!((y.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                policy = x.policy.iter().zip(&y.policy).map(|(p, q)| (p - q).abs()).fold(policy, f32::max);
+                wdl = x.wdl.iter().zip(&y.wdl).map(|(p, q)| (p - q).abs()).fold(wdl, f32::max);
+                score = score.max((x.score - y.score).abs());
+            }
+            let what = format!("{channels} channels: policy {policy}, wdl {wdl}, score {score}");
+            assert!(policy > 0.0 || wdl > 0.0, "{what}: the bf16 copy computes in bf16");
+            assert!(policy < 0.01 && wdl < 0.005 && score < 0.05, "{what}");
         }
-        eprintln!("largest differences: policy {policy}, wdl {wdl}, score {score}");
-        assert!(policy > 0.0 || wdl > 0.0, "the bf16 copy computes in bf16");
-        assert!(policy < 0.01 && wdl < 0.005 && score < 0.05, "policy {policy}, wdl {wdl}, score {score}");
     }
 
     #[test]

@@ -246,21 +246,7 @@ pub fn selfplay_rates(
 /// Evaluations per second of the evaluator alone on full batches of self-play-like positions
 /// (the median of five one-second rounds after a warm-up call).
 fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error> {
-    let mut rng = Rng::new(5);
-    let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
-        .map(|i| {
-            let mut g = GameState::new(rules);
-            for _ in 0..(i % 40) {
-                if g.is_over() {
-                    break;
-                }
-                g.play_unchecked(random_light_action(&g, &mut rng));
-            }
-            let mut legal = Vec::new();
-            g.legal_actions(&mut legal);
-            EvalRequest { state: g, legal }
-        })
-        .collect();
+    let batch_reqs = bench_requests(rules, batch);
     let mut ev = (source.factory(rules, batch)?)();
     // A warm-up call (first calls allocate), then the median of five one-second rounds: a
     // single round moves with the machine's load.
@@ -277,6 +263,78 @@ fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error>
         .collect();
     rounds.sort_by(f64::total_cmp);
     Ok(rounds[2])
+}
+
+/// `batch` positions of `rules` for timing an evaluator: random games of 0 to 39 turns.
+fn bench_requests(rules: Rules, batch: usize) -> Vec<EvalRequest<GameState>> {
+    let mut rng = Rng::new(5);
+    (0..batch)
+        .map(|i| {
+            let mut g = GameState::new(rules);
+            for _ in 0..(i % 40) {
+                if g.is_over() {
+                    break;
+                }
+                g.play_unchecked(random_light_action(&g, &mut rng));
+            }
+            let mut legal = Vec::new();
+            g.legal_actions(&mut legal);
+            EvalRequest { state: g, legal }
+        })
+        .collect()
+}
+
+/// One round of [`precision_rounds`]: evaluations per second in each precision.
+#[derive(Clone, Copy, Debug)]
+pub struct PrecisionRound {
+    /// With the net in FP32.
+    pub fp32: f64,
+    /// With its trunk in bf16.
+    pub bf16: f64,
+}
+
+/// The net of `model` on its own rules and board, FP32 against bf16, each as self-play runs
+/// it (one libtorch thread, batches of `batch` rows, random symmetries) on the same `batch`
+/// positions: `rounds` rounds ([`ROUNDS`]) of `seconds` per precision, the first precision
+/// alternating from round to round so that a drift of the machine's speed falls on both.
+/// Each round goes to `on_round` as it ends.
+pub fn precision_rounds(
+    model: &std::path::Path,
+    batch: usize,
+    rounds: usize,
+    seconds: f64,
+    on_round: &mut dyn FnMut(usize, PrecisionRound),
+) -> Result<Vec<PrecisionRound>, Error> {
+    ROUNDS.check("--rounds", rounds).map_err(|e| Error::Input(e.0))?;
+    if !(seconds > 0.0 && seconds < 1e6) {
+        return Err(Error::Input("--seconds must be positive".into()));
+    }
+    let (rules, _) = crate::net_rules::trained_rules(model).map_err(|e| Error::net_load(model, e))?;
+    let reqs = bench_requests(rules, batch);
+    let mut evs = [Precision::Fp32, Precision::Bf16]
+        .map(|p| model_factory(model, rules, batch, p).map(|f| f()))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    for ev in &mut evs {
+        ev.evaluate(&reqs);
+    }
+    let budget = Duration::from_secs_f64(seconds);
+    let mut out = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        let mut rate = [0.0; 2];
+        for k in [r % 2, 1 - r % 2] {
+            let t = Instant::now();
+            let mut n = 0u64;
+            while t.elapsed() < budget {
+                n += evs[k].evaluate(&reqs).len() as u64;
+            }
+            rate[k] = n as f64 / t.elapsed().as_secs_f64();
+        }
+        let round = PrecisionRound { fp32: rate[0], bf16: rate[1] };
+        on_round(r, round);
+        out.push(round);
+    }
+    Ok(out)
 }
 
 /// CPU time of the calling thread in seconds, so a benchmark on a busy machine still measures

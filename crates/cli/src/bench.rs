@@ -85,6 +85,23 @@ enum What {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// bf16 against FP32 on positions from self-play shards: top-move agreement, and the mean
+    /// and largest difference of value (W-L) and score.
+    Accuracy {
+        /// The checkpoint.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Folders of shards of the net's board (comma-separated), e.g. a run's
+        /// selfplay/gen-NNN/shards.
+        #[arg(long, value_delimiter = ',', required = true)]
+        data: Vec<std::path::PathBuf>,
+        /// Positions to compare at most (every row of each file in name order).
+        #[arg(long, default_value_t = 10_000)]
+        positions: usize,
+        /// Rows per forward pass.
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+    },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
     Selfplay {
@@ -163,6 +180,28 @@ pub fn run(a: Args) -> Result<(), Failure> {
             Ok(())
         }
         What::Precision { model, batch, rounds, seconds } => precision(&model, batch, rounds, seconds),
+        What::Accuracy { model, data, positions, batch } => {
+            if !(1..=4096).contains(&batch) {
+                return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+            }
+            let a = hane_pipeline::precision_check::compare(&model, &data, positions, batch)?;
+            let data: Vec<String> = data.iter().map(|d| d.display().to_string()).collect();
+            outln!(
+                "{} on {}: bf16 against fp32, {} positions",
+                model.display(),
+                data.join(", "),
+                a.positions
+            );
+            outln!(
+                "top move agrees: {:.4} ({} of {})",
+                a.top_move,
+                (a.top_move * a.positions as f64).round(),
+                a.positions
+            );
+            outln!("value (W-L) difference: mean {:.5}, largest {:.5}", a.value_mean, a.value_max);
+            outln!("score difference (points): mean {:.5}, largest {:.5}", a.score_mean, a.score_max);
+            Ok(())
+        }
         What::Selfplay {
             rules,
             size,

@@ -69,9 +69,9 @@ pub fn choose(precision: Precision, device: Device, hw: Hardware) -> Inference {
 }
 
 /// The fewest trunk channels from which a bf16 trunk runs channels-last (NHWC). Measured with
-/// `hane bench precision` on one core of a Xeon with AVX-512 BF16 (docs/benchmarks.md): the
-/// 9x9 config's 96-channel net ran 15-20% more bf16 evaluations/s channels-last than in the
-/// default layout, the 7x7 config's 48-channel net 1-2% fewer.
+/// `hane bench precision` on one core of an AMD EPYC with AVX-512 BF16 (docs/benchmarks.md): the
+/// 9x9 config's 96-channel net ran about a fifth more bf16 evaluations/s channels-last than in
+/// the default layout, the 7x7 config's 48-channel net up to 2% fewer.
 pub const CHANNELS_LAST_FROM: usize = 96;
 
 /// Whether a trunk of `channels` channels computing in `trunk` runs channels-last: bf16 from

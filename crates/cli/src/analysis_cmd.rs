@@ -25,6 +25,8 @@ pub struct Args {
     /// set of its board size. Also `-model` (KataGo's spelling).
     #[arg(long)]
     pub(crate) model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
     /// The rule set of --model (default: the checkpoint's own; ttakji without a model).
     #[arg(long)]
     rules: Option<String>,
@@ -114,7 +116,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         Some(p) => p.parse().map_err(|e| Failure::input(format!("--report-as {e}")))?,
         None => cfg.perspective.unwrap_or(Perspective::Black),
     };
-    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed)?;
+    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed, a.precision.get())?;
     let mut analyzer = Analyzer::new(brain, perspective)
         .with_max_time(cfg.max_time)
         .with_leaves_per_call(cfg.leaves_per_call.unwrap_or(8));

@@ -1,5 +1,6 @@
 //! `hane bench`: speed measurements that print numbers (never pass/fail).
 
+use crate::nets::PrecisionArg;
 use crate::output::outln;
 use crate::Failure;
 use hane_pipeline::bench::{self, Source, Workers};
@@ -65,6 +66,41 @@ enum What {
         /// Leaves per evaluator call.
         #[arg(long, default_value_t = 16)]
         batch: usize,
+        #[command(flatten)]
+        precision: PrecisionArg,
+    },
+    /// Net evaluations/s in FP32 and in bf16 side by side: the same net, batch and positions,
+    /// in alternating rounds.
+    Precision {
+        /// The checkpoint; positions are of its rules and board.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Rows per forward pass (self-play's batch_size).
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+        /// Rounds (each times both precisions).
+        #[arg(long, default_value_t = 6)]
+        rounds: usize,
+        /// Seconds per precision per round.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
+    /// bf16 against FP32 on positions from self-play shards: top-move agreement, and the mean
+    /// and largest difference of value (W-L) and score.
+    Accuracy {
+        /// The checkpoint.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Folders of shards of the net's board (comma-separated), e.g. a run's
+        /// selfplay/gen-NNN/shards.
+        #[arg(long, value_delimiter = ',', required = true)]
+        data: Vec<std::path::PathBuf>,
+        /// Positions to compare at most (every row of each file in name order).
+        #[arg(long, default_value_t = 10_000)]
+        positions: usize,
+        /// Rows per forward pass.
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
     },
     /// Self-play throughput (positions/s, games/hour, evaluations/s) against the bare
     /// batched throughput of the same evaluator, and peak memory.
@@ -98,6 +134,8 @@ enum What {
         /// Evaluator batch size.
         #[arg(long, default_value_t = 128)]
         batch: usize,
+        #[command(flatten)]
+        precision: PrecisionArg,
     },
 }
 
@@ -120,12 +158,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
             outln!("{report}");
             Ok(())
         }
-        What::Book { model, komi, expansions, visits, batch } => {
+        What::Book { model, komi, expansions, visits, batch, precision } => {
             hane_mcts::VISITS.check("--visits", visits).map_err(Failure::input)?;
             if !(1..=4096).contains(&batch) {
                 return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
             }
-            let r = bench::book_rates(&model, komi, expansions, visits, batch)?;
+            let r = bench::book_rates(&model, komi, expansions, visits, batch, precision.get())?;
             outln!(
                 "book of {} with {}: {} expansions of {visits} + {} visits, batch {batch}",
                 r.rules,
@@ -141,6 +179,29 @@ pub fn run(a: Args) -> Result<(), Failure> {
             );
             Ok(())
         }
+        What::Precision { model, batch, rounds, seconds } => precision(&model, batch, rounds, seconds),
+        What::Accuracy { model, data, positions, batch } => {
+            if !(1..=4096).contains(&batch) {
+                return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+            }
+            let a = hane_pipeline::precision_check::compare(&model, &data, positions, batch)?;
+            let data: Vec<String> = data.iter().map(|d| d.display().to_string()).collect();
+            outln!(
+                "{} on {}: bf16 against fp32, {} positions",
+                model.display(),
+                data.join(", "),
+                a.positions
+            );
+            outln!(
+                "top move agrees: {:.4} ({} of {})",
+                a.top_move,
+                (a.top_move * a.positions as f64).round(),
+                a.positions
+            );
+            outln!("value (W-L) difference: mean {:.5}, largest {:.5}", a.value_mean, a.value_max);
+            outln!("score difference (points): mean {:.5}, largest {:.5}", a.score_mean, a.score_max);
+            Ok(())
+        }
         What::Selfplay {
             rules,
             size,
@@ -151,11 +212,36 @@ pub fn run(a: Args) -> Result<(), Failure> {
             evaluator,
             batch,
             model,
+            precision,
         } => {
             let workers = Workers { threads, inference_threads, in_flight };
-            selfplay(bench::selfplay_runs(&rules, size, &evaluator, &model)?, games, workers, batch)
+            let runs = bench::selfplay_runs(&rules, size, &evaluator, &model, precision.get())?;
+            selfplay(runs, games, workers, batch)
         }
     }
+}
+
+fn precision(model: &std::path::Path, batch: usize, rounds: usize, seconds: f64) -> Result<(), Failure> {
+    if !(1..=4096).contains(&batch) {
+        return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+    }
+    outln!("{}: batch {batch}, one thread, {rounds} rounds of {seconds} s per precision", model.display());
+    outln!("{:>5} {:>12} {:>12} {:>7}", "round", "fp32 evals/s", "bf16 evals/s", "ratio");
+    let rounds = bench::precision_rounds(model, batch, rounds, seconds, &mut |r, x| {
+        outln!("{:>5} {:>12.0} {:>12.0} {:>7.3}", r + 1, x.fp32, x.bf16, x.bf16 / x.fp32);
+    })?;
+    let mut ratios: Vec<f64> = rounds.iter().map(|x| x.bf16 / x.fp32).collect();
+    ratios.sort_by(f64::total_cmp);
+    let mean = |f: fn(&bench::PrecisionRound) -> f64| rounds.iter().map(f).sum::<f64>() / rounds.len() as f64;
+    outln!(
+        "mean: fp32 {:.0}, bf16 {:.0} evals/s; ratio median {:.3} (lowest {:.3}, highest {:.3})",
+        mean(|x| x.fp32),
+        mean(|x| x.bf16),
+        (ratios[(ratios.len() - 1) / 2] + ratios[ratios.len() / 2]) / 2.0,
+        ratios[0],
+        ratios[ratios.len() - 1]
+    );
+    Ok(())
 }
 
 fn selfplay(runs: Vec<(String, Source)>, games: u64, workers: Workers, batch: usize) -> Result<(), Failure> {

@@ -23,6 +23,8 @@ pub struct Args {
     /// A checkpoint of a net trained for these rules.
     #[arg(long, conflicts_with = "evaluator")]
     pub model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
     /// Without --model: `rollout` (search with random playouts; for tiny boards and tests).
     #[arg(long)]
     evaluator: Option<String>,
@@ -85,7 +87,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     }
     let net = match (&a.model, a.evaluator.as_deref()) {
         (Some(p), _) => {
-            drop(nets.evaluator(p, &rules)?);
+            drop(nets.evaluator(p, &rules, a.precision.get())?);
             net_id(p).map_err(|e| Failure::input(e.to_string()))?
         }
         (None, Some("rollout")) => "rollouts".into(),
@@ -95,7 +97,9 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let seed = a.seed;
     let factory = || -> BoxedEvaluator {
         match &a.model {
-            Some(p) => nets.evaluator(p, &rules).unwrap_or_else(|e| panic!("{}", e.message)),
+            Some(p) => {
+                nets.evaluator(p, &rules, a.precision.get()).unwrap_or_else(|e| panic!("{}", e.message))
+            }
             None => Box::new(RolloutEvaluator::new(seed)),
         }
     };

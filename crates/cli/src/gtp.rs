@@ -28,6 +28,8 @@ pub struct Args {
     /// random rollouts: one for the rules of --rules, or for other Go rules of its size.
     #[arg(long)]
     pub(crate) model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
 }
 
 /// Runs the GTP loop on stdin/stdout.
@@ -45,7 +47,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
             return Err(Failure::input(format!("--level {other:?}: allowed: easy, normal, hard")))
         }
     };
-    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed)?;
+    let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed, a.precision.get())?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
         errln!("hane: {note}");
     }

@@ -31,6 +31,8 @@ pub struct Args {
     /// A checkpoint of a net trained for these rules (a Go net: for any Go rules of its size).
     #[arg(long, conflicts_with = "evaluator")]
     model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
     /// Without --model: rollout (search with random playouts) or solver (exact, tiny boards).
     #[arg(long)]
     evaluator: Option<String>,
@@ -61,7 +63,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Failure> {
     let rules = a.rules.rules()?;
     let method = match (&a.model, a.evaluator.as_deref()) {
-        (Some(p), _) => Method::Net(p.clone()),
+        (Some(p), _) => Method::Net(p.clone(), a.precision.get()),
         (None, Some("rollout")) => Method::Rollout,
         (None, Some("solver")) => Method::Solver,
         (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout|solver")),
@@ -78,7 +80,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
     VISITS.check("--sweep-visits", a.sweep_visits).map_err(Failure::input)?;
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
-    let second = if matches!(method, Method::Net(_)) { Second::Wait } else { Second::Exit };
+    let second = if matches!(method, Method::Net(..)) { Second::Wait } else { Second::Exit };
     stop::install("before the next evaluation", second)?;
     let settings = KomiSettings {
         visits: a.visits,
@@ -105,7 +107,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     write_report(&report, &a.out)?;
     outln!("{}: {}", rules, summary_line(&report));
     outln!("report: {}", a.out.join("komi.json").display());
-    if let (Method::Net(model), true) = (&method, a.book_expansions > 0) {
+    if let (Method::Net(model, _), true) = (&method, a.book_expansions > 0) {
         book(&a, model, rules, &report)?;
     }
     Ok(())
@@ -134,7 +136,7 @@ fn book(
         expansions: a.book_expansions,
         settings,
     };
-    let (factory, net) = hane_pipeline::book::net_factory(model, &rules)?;
+    let (factory, net) = hane_pipeline::book::net_factory(model, &rules, a.precision.get())?;
     errln!("book at komi {komi}: {} expansions of {} visits", a.book_expansions, a.book_visits);
     let every = (a.book_expansions / 20).max(1);
     let (_, book) = hane_pipeline::book::build(&job, &factory, &net, &stop::stop(), &mut |e| {

@@ -60,6 +60,8 @@ pub struct Args {
          time is killed and loses the game by forfeit ({TIMEOUT_SECS})"
     ))]
     gtp_timeout: f64,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
 }
 
 /// Runs `hane match`.
@@ -95,8 +97,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
             errln!("hane: {spec}: {note}");
         }
     }
-    let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp)?;
-    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp)?;
+    let precision = a.precision.get();
+    let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp, precision)?;
+    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp, precision)?;
     if let Some(path) = &a.a_book {
         pa = Box::new(hane_pipeline::book::BookPlayer::new(path, &rules, pa)?);
     }

@@ -22,6 +22,8 @@ pub struct Args {
     /// evaluates positions with random rollouts.
     #[arg(long)]
     pub(crate) model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
     /// Search visits per decision of hane.
     #[arg(long, default_value_t = 128)]
     visits: u32,
@@ -42,7 +44,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         other => return Err(Failure::input(format!("--color {other:?}: allowed: b, w"))),
     };
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
-    let mut brain = nets.brain(a.model.as_deref(), &rules, a.visits, a.seed)?;
+    let mut brain = nets.brain(a.model.as_deref(), &rules, a.visits, a.seed, a.precision.get())?;
     if let Ok(Some(note)) = brain.check_rules(&rules) {
         errln!("hane: {note}");
     }

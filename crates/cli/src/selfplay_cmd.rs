@@ -35,6 +35,8 @@ pub struct Args {
     /// trainer's output folder, meaning its newest checkpoint.
     #[arg(long)]
     model: Option<PathBuf>,
+    #[command(flatten)]
+    precision: crate::nets::PrecisionArg,
 }
 
 /// Runs `hane selfplay`.
@@ -42,6 +44,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let mut cfg = config::load(&a.config)?.selfplay;
     hane_selfplay::GAMES.check("--games", a.games).map_err(Failure::input)?;
     cfg.seed = a.seed.unwrap_or(cfg.seed);
+    cfg.precision = a.precision.or(cfg.precision);
     let (fac, source) = selfplay_evaluators(&mut cfg, a.model.as_deref(), &a.evaluator).map_err(|e| {
         if a.model.is_some() {
             Failure::input(format!("--model {e}"))

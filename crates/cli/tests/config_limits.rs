@@ -221,3 +221,16 @@ fn absurd_sizes_on_the_command_line_are_refused() {
     }
     assert!(!Path::new(out).exists(), "nothing was played");
 }
+
+#[test]
+fn an_unknown_precision_is_refused_with_the_values_allowed() {
+    let tmp = TempDir::new("precision");
+    let path = tmp.0.join("fp16.toml");
+    std::fs::write(&path, "[selfplay]\nprecision = \"fp16\"\n").unwrap();
+    let allowed = "allowed fp32, bf16, auto";
+    refused(&selfplay(&path, &tmp.0.join("out")), &["precision", "fp16", allowed], "[selfplay] precision");
+    refused(&hane(&["gtp", "--precision", "fp16"]), &["--precision", "fp16", allowed], "gtp --precision");
+    let m = ["match", "--rules", "ttakji,size=5", "--a", "uniform", "--b", "uniform", "--precision", "half"];
+    refused(&hane(&m), &["--precision", "half", allowed], "match --precision");
+    assert!(!tmp.0.join("out").exists(), "nothing was played");
+}

@@ -21,6 +21,7 @@
 pub mod config;
 pub mod eval;
 pub mod noise;
+pub mod precision;
 pub mod schedule;
 pub mod search;
 mod target;
@@ -29,6 +30,7 @@ pub mod value;
 
 pub use config::{PolicyTarget, SearchConfig, MAX_VISITS, VISITS};
 pub use eval::{EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use precision::Precision;
 pub use schedule::{temperature, PlayoutCap, TemperatureSchedule};
 pub use search::{ChildStats, Gather, LeafId, MoveFilter, Search};
 pub use value::RootValue;

@@ -65,10 +65,14 @@ impl Area {
         Area { size: size as f64, mask }
     }
 
-    /// `x` with every point off its board set to 0.
+    /// `x` with every point off its board set to 0 (in `x`'s type: an inference trunk may
+    /// compute in bf16).
     pub(crate) fn clip(&self, x: Tensor) -> Tensor {
         match &self.mask {
-            Some((m, _, _)) => x * m,
+            Some((m, _, _)) => {
+                let m = m.to_kind(x.kind());
+                x * m
+            }
             None => x,
         }
     }
@@ -88,7 +92,8 @@ impl Area {
         (sum / count, count.sqrt() - POOL_CENTRE)
     }
 
-    /// Mean, size-scaled mean and max over each board: N × C × S × S → N × 3C.
+    /// Mean, size-scaled mean and max over each board: N × C × S × S → N × 3C, in `x`'s type
+    /// (with smaller boards the sums are FP32, whatever that type).
     pub(crate) fn pool(&self, x: &Tensor) -> Tensor {
         let Some((m, off, count)) = &self.mask else {
             // Every board of the net's size: the scale is one number.
@@ -100,10 +105,10 @@ impl Area {
         let (mean, d) = Area::board_mean(x, m, count);
         let max = x.masked_fill(off, f64::NEG_INFINITY).amax([2i64, 3].as_slice(), false);
         let scaled = &mean * (d / 10.0);
-        Tensor::cat(&[mean, scaled, max], 1)
+        Tensor::cat(&[mean, scaled, max.to_kind(Kind::Float)], 1).to_kind(x.kind())
     }
 
-    /// The value head's pooling: mean and two size-scaled means, N × 3C.
+    /// The value head's pooling: mean and two size-scaled means, N × 3C, in `x`'s type.
     pub(crate) fn value_pool(&self, x: &Tensor) -> Tensor {
         let Some((m, _, count)) = &self.mask else {
             let mean = x.mean_dim([2i64, 3].as_slice(), false, None::<Kind>);
@@ -113,7 +118,7 @@ impl Area {
         };
         let (mean, d) = Area::board_mean(x, m, count);
         let (a, b) = (&mean * (&d / 10.0), &mean * ((&d * &d - 10.0) / 100.0));
-        Tensor::cat(&[mean, a, b], 1)
+        Tensor::cat(&[mean, a, b], 1).to_kind(x.kind())
     }
 
     /// Batch normalisation of `x` by `bn`; in training with smaller boards the statistics (and

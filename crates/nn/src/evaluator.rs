@@ -19,12 +19,15 @@
 //! last bits), while for one shape a position's result does not depend on its companions. So
 //! self-play, whose batch sizes vary with thread timing, gives the same games in every run.
 //!
+//! With [`NetEvaluator::with_precision`] the net's trunk computes in bf16 (see
+//! [`crate::precision`]); the heads, and so everything returned, stay FP32.
+//!
 //! tch tensors are `Send` but not `Sync`, so an evaluator is owned by one inference thread;
 //! run several evaluators (each with its own network) for several threads. Each sets
 //! libtorch's thread count for its own thread ([`crate::init_threads`]).
 
 use crate::model::{input_tensors, Boards, Network};
-use crate::NnError;
+use crate::{NnError, Precision};
 use hane_data::batch::BatchEncoder;
 use hane_engine::{Game, GameState, Rules};
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
@@ -65,6 +68,13 @@ impl NetEvaluator {
     pub fn with_fixed_batch(mut self, rows: usize) -> NetEvaluator {
         self.input = self.input.with_fixed_batch(rows);
         self
+    }
+
+    /// The same evaluator computing in `precision` on this machine (see [`crate::precision`]):
+    /// the net's trunk is converted once, here.
+    pub fn with_precision(self, precision: Precision) -> NetEvaluator {
+        let trunk = crate::precision::resolve(precision, self.net.device()).trunk;
+        NetEvaluator { net: self.net.for_inference(trunk), ..self }
     }
 
     /// The same evaluator showing each position to the net in a symmetry of its own (see the
@@ -262,6 +272,48 @@ mod tests {
                 assert!(e.score.is_finite());
             }
             assert!(ev.evaluate(&[]).is_empty());
+        }
+    }
+
+    #[test]
+    fn bf16_agrees_with_fp32_up_to_its_rounding() {
+        // 7x7 positions and, in the same batches, 5x5 ones in the corner (the masked path); a
+        // narrow trunk in the default layout and a wide one channels-last.
+        let rules: Rules = "ttakji,size=7".parse().unwrap();
+        let mut batch = Vec::new();
+        for rules in [rules, "ttakji,size=5".parse().unwrap()] {
+            let mut g = GameState::new(rules);
+            for turn in 0..30 {
+                batch.push(request(g.clone()));
+                let legal = &batch.last().unwrap().legal;
+                if g.play(legal[(turn * 7 + 3) % legal.len()]).is_err() || g.is_over() {
+                    break;
+                }
+            }
+        }
+        for channels in [32, crate::precision::CHANNELS_LAST_FROM] {
+            let shape = NetShape { blocks: 3, channels, pool_every: 2, ..NetShape::tiny() };
+            let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
+            let path = std::env::temp_dir()
+                .join(format!("hane-nn-bf16-{}-{channels}.safetensors", std::process::id()));
+            net.save(&path, &rules).unwrap();
+            let load = |p| NetEvaluator::load(&path, &rules, "cpu", 1).unwrap().with_precision(p);
+            let (mut fp32, mut bf16) = (load(Precision::Fp32), load(Precision::Bf16));
+            std::fs::remove_file(&path).unwrap();
+            assert_eq!(fp32.network().trunk_kind(), Kind::Float);
+            assert_eq!(bf16.network().trunk_kind(), Kind::BFloat16);
+            let (a, b) = (fp32.evaluate(&batch), bf16.evaluate(&batch));
+            let (mut policy, mut wdl, mut score) = (0f32, 0f32, 0f32);
+            for (x, y) in a.iter().zip(&b) {
+                assert!((y.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!((y.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                policy = x.policy.iter().zip(&y.policy).map(|(p, q)| (p - q).abs()).fold(policy, f32::max);
+                wdl = x.wdl.iter().zip(&y.wdl).map(|(p, q)| (p - q).abs()).fold(wdl, f32::max);
+                score = score.max((x.score - y.score).abs());
+            }
+            let what = format!("{channels} channels: policy {policy}, wdl {wdl}, score {score}");
+            assert!(policy > 0.0 || wdl > 0.0, "{what}: the bf16 copy computes in bf16");
+            assert!(policy < 0.01 && wdl < 0.005 && score < 0.05, "{what}");
         }
     }
 

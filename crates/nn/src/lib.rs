@@ -9,6 +9,8 @@
 //! * [`checkpoint`]: `.safetensors` files with metadata and a checksum, checked (finite
 //!   values included) before use.
 //! * [`evaluator`]: [`NetEvaluator`], the network as the search's batched `Evaluator`.
+//! * [`precision`]: what an inference copy computes in ([`Precision`]: FP32, bf16, or `auto`
+//!   by the processor).
 //!
 //! Settings live here: [`init_threads`] (libtorch's intra-op threads of the calling thread)
 //! and [`device`] (CPU, or CUDA when present).
@@ -19,10 +21,12 @@ pub mod config;
 pub mod evaluator;
 pub mod loss;
 pub mod model;
+pub mod precision;
 
 pub use checkpoint::{Checkpoint, ModelMeta};
 pub use config::{NetConfig, NetShape};
 pub use evaluator::NetEvaluator;
+pub use hane_mcts::Precision;
 pub use loss::{LossWeights, Losses, Targets};
 pub use model::{Boards, Network, Outputs};
 pub use tch;

@@ -163,6 +163,11 @@ pub struct Network {
     trunk_bn: nn::BatchNorm,
     policy: PolicyHead,
     value: ValueHead,
+    /// The stem's and the residual blocks' tensor type: [`Kind::Float`], or another for an
+    /// inference copy ([`Network::for_inference`]).
+    trunk_kind: Kind,
+    /// Whether the trunk's convolutions run channels-last (NHWC in memory).
+    channels_last: bool,
 }
 
 impl std::fmt::Debug for Network {
@@ -248,7 +253,39 @@ impl Network {
             value,
             config,
             vs,
+            trunk_kind: Kind::Float,
+            channels_last: false,
         })
+    }
+
+    /// The same net as an inference copy whose stem and residual blocks compute in `trunk`
+    /// (see `crate::precision`), in the memory layout [`crate::precision::channels_last`]
+    /// picks: their weights are converted once, here; the inputs are cast at the stem, and the
+    /// trunk's output back to FP32 before its final batch norm, so the heads stay FP32. Not for
+    /// training: the converted weights no longer match the optimiser's FP32 copies.
+    pub fn for_inference(mut self, trunk: Kind) -> Network {
+        if trunk == self.trunk_kind {
+            return self;
+        }
+        let channels_last = crate::precision::channels_last(trunk, self.config.shape.channels);
+        for (name, mut t) in self.vs.variables() {
+            let in_trunk = name.starts_with("stem.")
+                || (name.starts_with("trunk.") && !name.starts_with("trunk.final_bn."));
+            if in_trunk {
+                let converted = t.to_kind(trunk);
+                let converted =
+                    if channels_last && t.dim() == 4 { to_channels_last(&converted) } else { converted };
+                tch::no_grad(|| t.set_data(&converted));
+            }
+        }
+        self.trunk_kind = trunk;
+        self.channels_last = channels_last;
+        self
+    }
+
+    /// The tensor type of the stem and the residual blocks ([`Network::for_inference`]).
+    pub fn trunk_kind(&self) -> Kind {
+        self.trunk_kind
     }
 
     /// The configuration it was built from.
@@ -291,12 +328,16 @@ impl Network {
         let n = planes.size()[0];
         let s = self.config.board_size as i64;
         let area = Area::new(planes, self.config.board_size, boards);
+        let (planes, globals) = (planes.to_kind(self.trunk_kind), globals.to_kind(self.trunk_kind));
+        let planes = if self.channels_last { to_channels_last(&planes) } else { planes };
         let mut x = planes.apply(&self.stem_conv);
         x += globals.apply(&self.stem_global).view([n, -1, 1, 1]);
         let mut x = area.clip(x);
         for b in &self.blocks {
             x = b.forward(&x, &area, train);
         }
+        // The heads compute in FP32 whatever the trunk's type.
+        let x = x.to_kind(Kind::Float);
         let x = area.clip(area.norm(&self.trunk_bn, &x, train).relu_());
 
         let ph = &self.policy;
@@ -331,6 +372,12 @@ impl Network {
             ownership,
         }
     }
+}
+
+/// `t` (N × C × H × W) with the same shape and values, stored channels-last (NHWC): libtorch's
+/// CPU convolutions then keep that layout from layer to layer.
+fn to_channels_last(t: &Tensor) -> Tensor {
+    t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
 }
 
 /// Input tensors on `device` from the raw arrays of `n` rows: planes as stored in shards

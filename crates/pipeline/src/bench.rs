@@ -9,7 +9,7 @@ use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::range::Allowed;
 use hane_engine::rng::Rng;
 use hane_engine::{Game, GameState, PolicyLayout, Rules};
-use hane_mcts::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
+use hane_mcts::{EvalRequest, Evaluation, Evaluator, Precision, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{Progress, SelfplayConfig};
 use std::path::PathBuf;
@@ -85,8 +85,8 @@ pub fn playout_rates(rules: &str, seconds: f64, rounds: usize, seed: u64) -> Res
 pub enum Source {
     /// `uniform` or `rollout`.
     Named(String),
-    /// A checkpoint's net.
-    Model(PathBuf),
+    /// A checkpoint's net, computing in a precision.
+    Model(PathBuf, Precision),
     /// The CPU side of a net's evaluator without its forward pass ([`EncodeEvaluator`]).
     Encode,
 }
@@ -95,7 +95,7 @@ impl Source {
     fn factory(&self, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
         match self {
             Source::Named(n) => named_factory(n, 1),
-            Source::Model(p) => model_factory(p, rules, batch),
+            Source::Model(p, precision) => model_factory(p, rules, batch, *precision),
             Source::Encode => Ok(Arc::new(move || Box::new(EncodeEvaluator::new(rules, batch)))),
         }
     }
@@ -104,7 +104,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Named(n) => n.clone(),
-            Source::Model(p) => p.display().to_string(),
+            Source::Model(p, precision) => format!("{} ({precision})", p.display()),
             Source::Encode => "encode".into(),
         }
     }
@@ -120,13 +120,14 @@ pub fn bench_rules(names: &[String]) -> Vec<String> {
 }
 
 /// The runs of a self-play benchmark, each a rule set and what evaluates its positions: each
-/// checkpoint of `models` on its own rules and board, or else each of [`bench_rules`]`(rules)`
+/// checkpoint of `models` on its own rules and board computing in `precision`, or else each of [`bench_rules`]`(rules)`
 /// on a `size` board with `evaluator` (`uniform`, `rollout` or `encode`).
 pub fn selfplay_runs(
     rules: &[String],
     size: u8,
     evaluator: &str,
     models: &[PathBuf],
+    precision: Precision,
 ) -> Result<Vec<(String, Source)>, Error> {
     if models.is_empty() {
         let source = || match evaluator {
@@ -139,7 +140,7 @@ pub fn selfplay_runs(
         .iter()
         .map(|p| {
             let (rules, _) = crate::net_rules::trained_rules(p).map_err(|e| Error::net_load(p, e))?;
-            Ok((rules.to_string(), Source::Model(p.clone())))
+            Ok((rules.to_string(), Source::Model(p.clone(), precision)))
         })
         .collect()
 }
@@ -245,21 +246,7 @@ pub fn selfplay_rates(
 /// Evaluations per second of the evaluator alone on full batches of self-play-like positions
 /// (the median of five one-second rounds after a warm-up call).
 fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error> {
-    let mut rng = Rng::new(5);
-    let batch_reqs: Vec<EvalRequest<GameState>> = (0..batch)
-        .map(|i| {
-            let mut g = GameState::new(rules);
-            for _ in 0..(i % 40) {
-                if g.is_over() {
-                    break;
-                }
-                g.play_unchecked(random_light_action(&g, &mut rng));
-            }
-            let mut legal = Vec::new();
-            g.legal_actions(&mut legal);
-            EvalRequest { state: g, legal }
-        })
-        .collect();
+    let batch_reqs = bench_requests(rules, batch);
     let mut ev = (source.factory(rules, batch)?)();
     // A warm-up call (first calls allocate), then the median of five one-second rounds: a
     // single round moves with the machine's load.
@@ -276,6 +263,78 @@ fn bare_evals(rules: Rules, source: &Source, batch: usize) -> Result<f64, Error>
         .collect();
     rounds.sort_by(f64::total_cmp);
     Ok(rounds[2])
+}
+
+/// `batch` positions of `rules` for timing an evaluator: random games of 0 to 39 turns.
+fn bench_requests(rules: Rules, batch: usize) -> Vec<EvalRequest<GameState>> {
+    let mut rng = Rng::new(5);
+    (0..batch)
+        .map(|i| {
+            let mut g = GameState::new(rules);
+            for _ in 0..(i % 40) {
+                if g.is_over() {
+                    break;
+                }
+                g.play_unchecked(random_light_action(&g, &mut rng));
+            }
+            let mut legal = Vec::new();
+            g.legal_actions(&mut legal);
+            EvalRequest { state: g, legal }
+        })
+        .collect()
+}
+
+/// One round of [`precision_rounds`]: evaluations per second in each precision.
+#[derive(Clone, Copy, Debug)]
+pub struct PrecisionRound {
+    /// With the net in FP32.
+    pub fp32: f64,
+    /// With its trunk in bf16.
+    pub bf16: f64,
+}
+
+/// The net of `model` on its own rules and board, FP32 against bf16, each as self-play runs
+/// it (one libtorch thread, batches of `batch` rows, random symmetries) on the same `batch`
+/// positions: `rounds` rounds ([`ROUNDS`]) of `seconds` per precision, the first precision
+/// alternating from round to round so that a drift of the machine's speed falls on both.
+/// Each round goes to `on_round` as it ends.
+pub fn precision_rounds(
+    model: &std::path::Path,
+    batch: usize,
+    rounds: usize,
+    seconds: f64,
+    on_round: &mut dyn FnMut(usize, PrecisionRound),
+) -> Result<Vec<PrecisionRound>, Error> {
+    ROUNDS.check("--rounds", rounds).map_err(|e| Error::Input(e.0))?;
+    if !(seconds > 0.0 && seconds < 1e6) {
+        return Err(Error::Input("--seconds must be positive".into()));
+    }
+    let (rules, _) = crate::net_rules::trained_rules(model).map_err(|e| Error::net_load(model, e))?;
+    let reqs = bench_requests(rules, batch);
+    let mut evs = [Precision::Fp32, Precision::Bf16]
+        .map(|p| model_factory(model, rules, batch, p).map(|f| f()))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    for ev in &mut evs {
+        ev.evaluate(&reqs);
+    }
+    let budget = Duration::from_secs_f64(seconds);
+    let mut out = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        let mut rate = [0.0; 2];
+        for k in [r % 2, 1 - r % 2] {
+            let t = Instant::now();
+            let mut n = 0u64;
+            while t.elapsed() < budget {
+                n += evs[k].evaluate(&reqs).len() as u64;
+            }
+            rate[k] = n as f64 / t.elapsed().as_secs_f64();
+        }
+        let round = PrecisionRound { fp32: rate[0], bf16: rate[1] };
+        on_round(r, round);
+        out.push(round);
+    }
+    Ok(out)
 }
 
 /// CPU time of the calling thread in seconds, so a benchmark on a busy machine still measures
@@ -306,20 +365,21 @@ pub struct BookRates {
 }
 
 /// Grows an unsaved book of `expansions` expansions with the net of `model` on its own rules
-/// (at `komi`, or theirs), `visits` per search in batches of `batch`, and measures the net
-/// alone beside it.
+/// (at `komi`, or theirs), `visits` per search in batches of `batch`, computing in
+/// `precision`, and measures the net alone beside it.
 pub fn book_rates(
     model: &std::path::Path,
     komi: Option<f64>,
     expansions: u64,
     visits: u32,
     batch: usize,
+    precision: Precision,
 ) -> Result<BookRates, Error> {
     let (mut rules, _) = crate::net_rules::trained_rules(model).map_err(|e| Error::net_load(model, e))?;
     if let Some(k) = komi {
         rules.komi = hane_engine::Komi::from_f64(k).ok_or_else(|| Error::Input(format!("--komi {k}")))?;
     }
-    let (factory, _) = crate::book::net_factory(model, &rules)?;
+    let (factory, _) = crate::book::net_factory(model, &rules, precision)?;
     let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(visits);
     settings.batch = batch;
     settings.solve_from_ply = u32::MAX;
@@ -329,6 +389,6 @@ pub fn book_rates(
         .run(&mut book, &factory, expansions, &Arc::new(AtomicBool::new(false)), &mut |_| {})
         .map_err(|e| Error::Input(e.to_string()))?;
     let evals = book.evaluations as f64 / t.elapsed().as_secs_f64();
-    let bare = bare_evals(rules, &Source::Model(model.to_path_buf()), batch)?;
+    let bare = bare_evals(rules, &Source::Model(model.to_path_buf(), precision), batch)?;
     Ok(BookRates { rules, expansions: book.expansions, evals, bare_evals: bare })
 }

@@ -119,16 +119,18 @@ pub fn build(
     Ok((book, report))
 }
 
-/// The net of the checkpoint at `path` for a book of `rules`: checked by loading it once, then
+/// The net of the checkpoint at `path` for a book of `rules`, computing in `precision`: checked
+/// by loading it once, then
 /// a factory that loads a copy for each expansion thread, and the name the book keeps of it.
 pub fn net_factory<'a>(
     path: &'a std::path::Path,
     rules: &Rules,
+    precision: hane_mcts::Precision,
 ) -> Result<(impl Fn() -> crate::players::BoxedEvaluator + Sync + 'a, String), Error> {
-    drop(crate::players::net(path, rules)?);
+    drop(crate::players::net(path, rules, precision)?);
     let net = hane_book::net_id(path).map_err(|e| Error::Input(e.to_string()))?;
     let rules = *rules;
-    Ok((move || crate::players::net(path, &rules).expect("the net loaded a moment ago"), net))
+    Ok((move || crate::players::net(path, &rules, precision).expect("the net loaded a moment ago"), net))
 }
 
 /// The report of a book.

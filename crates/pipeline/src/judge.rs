@@ -330,7 +330,8 @@ pub fn judge_run(
             continue;
         }
         stop.check()?;
-        let mut ev = net(&model, &rules)?;
+        // FP32: a generation's judged score is kept and compared with later ones.
+        let mut ev = net(&model, &rules, hane_mcts::Precision::Fp32)?;
         let (raw, searched) = judge(&mut ev, &positions, s.visits, s.seed).map_err(|e| {
             Error::Input(format!("{}: {e}", dir.join("judge").join("positions.json").display()))
         })?;

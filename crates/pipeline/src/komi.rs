@@ -29,7 +29,7 @@ use hane_eval::logistic::{
     count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
 };
 use hane_eval::search_komi::SearchKomi;
-use hane_mcts::RolloutEvaluator;
+use hane_mcts::{Precision, RolloutEvaluator};
 use hane_plot::{Chart, Series, Style};
 use hane_solver::{solve, SolveOptions};
 use serde::{Deserialize, Serialize};
@@ -39,8 +39,8 @@ use std::time::Instant;
 /// How the empty board is evaluated.
 #[derive(Debug)]
 pub enum Method {
-    /// Searches with a net.
-    Net(PathBuf),
+    /// Searches with the net of a checkpoint, computing in a precision.
+    Net(PathBuf, Precision),
     /// Searches with random playouts.
     Rollout,
     /// The exact solution.
@@ -50,7 +50,7 @@ pub enum Method {
 impl Method {
     fn name(&self) -> String {
         match self {
-            Method::Net(p) => format!("search with the net {}", p.display()),
+            Method::Net(p, precision) => format!("search with the net {} ({precision})", p.display()),
             Method::Rollout => "search with random playouts".into(),
             Method::Solver => "exact solution (alpha-beta)".into(),
         }
@@ -58,7 +58,7 @@ impl Method {
 
     fn evaluator(&self, rules: &Rules, seed: u64) -> Result<BoxedEvaluator, Error> {
         match self {
-            Method::Net(p) => net(p, rules),
+            Method::Net(p, precision) => net(p, rules, *precision),
             _ => Ok(Box::new(RolloutEvaluator::new(seed))),
         }
     }

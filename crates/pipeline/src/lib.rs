@@ -17,6 +17,7 @@ pub mod komi;
 pub mod match_report;
 pub mod net_rules;
 pub mod players;
+pub mod precision_check;
 pub mod recipe;
 pub mod run;
 mod stop;

@@ -6,7 +6,7 @@
 use hane_engine::range::Invalid;
 use hane_engine::Rules;
 use hane_front::net_rules::{check, AsTrained};
-use hane_nn::{NetEvaluator, NnError};
+use hane_nn::{NetEvaluator, NnError, Precision};
 use std::fmt;
 use std::path::Path;
 
@@ -38,14 +38,19 @@ pub fn trained_rules(path: &Path) -> Result<(Rules, Vec<u8>), LoadError> {
 }
 
 /// The net of the checkpoint at `path` for games under `rules`, on the best device with
-/// random symmetries, shown positions as under the rules it was trained on ([`AsTrained`]),
+/// random symmetries, computing in `precision`, shown positions as under the rules it was trained on ([`AsTrained`]),
 /// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
-pub fn load(path: &Path, rules: &Rules) -> Result<(AsTrained<NetEvaluator>, Option<String>), LoadError> {
+pub fn load(
+    path: &Path,
+    rules: &Rules,
+    precision: Precision,
+) -> Result<(AsTrained<NetEvaluator>, Option<String>), LoadError> {
     let (trained, sizes) = trained_rules(path)?;
     let note = check(&trained, &sizes, rules).map_err(LoadError::Rules)?;
     // The net for the asked size: its own board, or a smaller one in its corner.
     let inner = NetEvaluator::load(path, &Rules { size: rules.size, ..trained }, "auto", 1)
         .map_err(LoadError::Net)?
+        .with_precision(precision)
         .with_random_symmetries();
     Ok((AsTrained { inner, trained, sizes }, note))
 }

@@ -15,7 +15,7 @@ use hane_engine::{GameState, Rules};
 use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits, GNUGO_LEVELS};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
 use hane_front::brain::Brain;
-use hane_mcts::{Evaluator, RolloutEvaluator, UniformEvaluator};
+use hane_mcts::{Evaluator, Precision, RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::SelfplayConfig;
 use std::path::Path;
@@ -24,12 +24,12 @@ use std::sync::Arc;
 /// A boxed evaluator for hane's search: the net of a checkpoint, or a stand-in.
 pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 
-/// Loads the net of a checkpoint for `rules` on the best device, reporting a bad file as
-/// input error. Its searches evaluate a few positions at a time, which one libtorch thread
+/// Loads the net of a checkpoint for `rules` on the best device in `precision`, reporting a
+/// bad file as input error. Its searches evaluate a few positions at a time, which one libtorch thread
 /// serves best (more spend their time waking each other). A Go net also plays the other Go
 /// rules of its board size ([`crate::net_rules`]; [`net_note`] says so).
-pub fn net(path: &Path, rules: &Rules) -> Result<BoxedEvaluator, Error> {
-    let (ev, _) = crate::net_rules::load(path, rules).map_err(|e| Error::net_load(path, e))?;
+pub fn net(path: &Path, rules: &Rules, precision: Precision) -> Result<BoxedEvaluator, Error> {
+    let (ev, _) = crate::net_rules::load(path, rules, precision).map_err(|e| Error::net_load(path, e))?;
     Ok(Box::new(ev))
 }
 
@@ -41,12 +41,20 @@ pub fn net_note(path: &Path, rules: &Rules) -> Option<String> {
 }
 
 /// The front-ends' search of `visits` visits per decision, with the net of the checkpoint at
-/// `model` (which must be able to play `rules`) or, without one, random rollouts. A
+/// `model` (which must be able to play `rules`, computing in `precision`) or, without one,
+/// random rollouts. A
 /// checkpoint that does not load or fit is an error by its kind ([`Error::net_load`]).
-pub fn brain(model: Option<&Path>, rules: &Rules, visits: u32, seed: u64) -> Result<Brain, Error> {
+pub fn brain(
+    model: Option<&Path>,
+    rules: &Rules,
+    visits: u32,
+    seed: u64,
+    precision: Precision,
+) -> Result<Brain, Error> {
     let brain = match model {
         Some(path) => {
-            let (ev, _) = crate::net_rules::load(path, rules).map_err(|e| Error::net_load(path, e))?;
+            let (ev, _) =
+                crate::net_rules::load(path, rules, precision).map_err(|e| Error::net_load(path, e))?;
             Brain::with_net(ev, visits, seed)
         }
         None => Brain::with_rollouts(visits, seed),
@@ -60,21 +68,22 @@ pub fn trained_rules(model: &Path) -> Result<Rules, Error> {
     crate::net_rules::trained_rules(model).map(|(rules, _)| rules).map_err(|e| Error::net_load(model, e))
 }
 
-/// The player named by `spec` (see the module docs), searching with `visits` visits; a GTP
-/// engine's waits are bounded by `gtp`.
+/// The player named by `spec` (see the module docs), searching with `visits` visits (a net
+/// computing in `precision`); a GTP engine's waits are bounded by `gtp`.
 pub fn player(
     spec: &str,
     rules: &Rules,
     visits: u32,
     seed: u64,
     gtp: &GtpLimits,
+    precision: Precision,
 ) -> Result<Box<dyn Player>, Error> {
     let search = |evaluator: BoxedEvaluator, label: String| -> Box<dyn Player> {
         Box::new(SearchPlayer { evaluator, visits, seed, label })
     };
     let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
     match kind {
-        "model" => Ok(search(net(Path::new(arg), rules)?, spec.to_string())),
+        "model" => Ok(search(net(Path::new(arg), rules, precision)?, spec.to_string())),
         "rollout" => Ok(search(Box::new(RolloutEvaluator::new(seed)), format!("rollout/{visits}"))),
         "uniform" => Ok(search(Box::new(UniformEvaluator), format!("uniform/{visits}"))),
         "gnugo" | "gtp" => {
@@ -109,16 +118,24 @@ pub fn player(
 
 /// An evaluator factory for self-play with the net of a checkpoint; the net is loaded on the
 /// inference thread and runs every forward pass on `batch` rows (the config's `batch_size`),
-/// so that the games do not depend on how the inference thread happened to batch them. A
-/// checkpoint that does not load, or belongs to other rules, is refused before any game.
-pub fn model_factory(path: &Path, rules: Rules, batch: usize) -> Result<EvaluatorFactory, Error> {
+/// so that the games do not depend on how the inference thread happened to batch them, in
+/// `precision`. A checkpoint that does not load, or belongs to other rules, is refused before
+/// any game.
+pub fn model_factory(
+    path: &Path,
+    rules: Rules,
+    batch: usize,
+    precision: Precision,
+) -> Result<EvaluatorFactory, Error> {
     hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-        .map_err(|e| Error::net_load(path, crate::net_rules::LoadError::Net(e)))?;
+        .map_err(|e| Error::net_load(path, crate::net_rules::LoadError::Net(e)))?
+        .with_precision(precision);
     let path = path.to_path_buf();
     Ok(Arc::new(move || {
         Box::new(
             hane_nn::NetEvaluator::load(&path, &rules, "auto", 1)
                 .expect("checkpoint loaded a moment ago")
+                .with_precision(precision)
                 .with_random_symmetries()
                 .with_fixed_batch(batch),
         )
@@ -126,8 +143,8 @@ pub fn model_factory(path: &Path, rules: Rules, batch: usize) -> Result<Evaluato
 }
 
 /// The evaluators of a self-play run, and a label for its reports: the net of `model` (a
-/// checkpoint, or a trainer's output folder meaning its newest checkpoint) for `cfg`'s rules,
-/// else the evaluator named `evaluator` ([`named_factory`]). The uniform evaluator values
+/// checkpoint, or a trainer's output folder meaning its newest checkpoint) for `cfg`'s rules
+/// in its precision, else the evaluator named `evaluator` ([`named_factory`]). The uniform evaluator values
 /// every leaf as a draw, so its games mix no search value into their targets
 /// (`cfg.value_search_mix` becomes 0).
 pub fn selfplay_evaluators(
@@ -149,7 +166,7 @@ pub fn selfplay_evaluators(
                 path.to_path_buf()
             };
             let rules = cfg.played_rules();
-            Ok((model_factory(&ckpt, rules, cfg.batch_size)?, ckpt.display().to_string()))
+            Ok((model_factory(&ckpt, rules, cfg.batch_size, cfg.precision)?, ckpt.display().to_string()))
         }
         None => {
             if evaluator == "uniform" {

@@ -8,7 +8,7 @@
 
 use hane_engine::range::{Allowed, Invalid, FRACTION_F32, THREADS, TURNS};
 use hane_engine::Rules;
-use hane_mcts::{PlayoutCap, PolicyTarget, SearchConfig, TemperatureSchedule, VISITS};
+use hane_mcts::{PlayoutCap, PolicyTarget, Precision, SearchConfig, TemperatureSchedule, VISITS};
 use serde::{Deserialize, Serialize};
 
 /// What `games_in_flight` allows.
@@ -49,6 +49,9 @@ pub struct SelfplayConfig {
     /// turn (at most `threads`). One thread feeds a GPU best; on a CPU each runs the net on
     /// one core, so a 2-core machine wants two of them and two workers ([`THREADS`]).
     pub inference_threads: usize,
+    /// What the net computes in: `fp32`, `bf16` (the trunk in bfloat16, the heads in FP32), or
+    /// `auto` (bf16 where the processor has it). Written as its name.
+    pub precision: Precision,
     /// Games in flight per worker thread ([`GAMES_IN_FLIGHT`]).
     pub games_in_flight: usize,
     /// Largest number of positions in one evaluator call ([`BATCH_SIZE`]).
@@ -129,6 +132,7 @@ impl Default for SelfplayConfig {
             pack_rows: 0,
             threads: 1,
             inference_threads: 1,
+            precision: Precision::Fp32,
             games_in_flight: 64,
             batch_size: 128,
             leaves_per_game: 4,

@@ -153,12 +153,12 @@ pub(super) fn play(
     let gtp = GtpLimits { stop: Some(stop.flag()), ..GtpLimits::default() };
     let players = || -> Result<PlayerPair, Error> {
         let me = SearchPlayer {
-            evaluator: net(&run_dir.join(best), &rules)?,
+            evaluator: net(&run_dir.join(best), &rules, cx.cfg.selfplay.precision)?,
             visits: s.visits,
             seed: s.seed,
             label: best.to_string(),
         };
-        Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1, &gtp)?))
+        Ok((Box::new(me), player(&spec, &rules, s.visits, s.seed ^ 1, &gtp, cx.cfg.selfplay.precision)?))
     };
     let settings = MatchSettings { games: s.games, opening_turns: s.opening_turns, seed: s.seed };
     let m = MatchFile { rules: &rules, settings: &settings, file: games_file, stop };

@@ -144,7 +144,8 @@ mod tests {
 
     fn pair(rules: &Rules) -> Result<PlayerPair, Error> {
         let gtp = hane_eval::gtp::GtpLimits::default();
-        Ok((player("uniform", rules, 4, 1, &gtp)?, player("rollout", rules, 4, 2, &gtp)?))
+        let fp32 = hane_mcts::Precision::Fp32;
+        Ok((player("uniform", rules, 4, 1, &gtp, fp32)?, player("rollout", rules, 4, 2, &gtp, fp32)?))
     }
 
     #[test]

@@ -58,7 +58,7 @@ use hane_eval::arena::MatchSettings;
 use hane_eval::elo::Wdl;
 use hane_eval::gate::{Decision, WinRateGate};
 use hane_eval::referee::SearchPlayer;
-use hane_mcts::UniformEvaluator;
+use hane_mcts::{Precision, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use matches::MatchFile;
 use std::path::{Path, PathBuf};
@@ -260,7 +260,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     };
     on(Event::Line(format!("== the book: {} expansions with {best} at komi {komi}", cfg.book_expansions)));
     let path = run_dir.join(&best);
-    let (factory, net) = crate::book::net_factory(&path, &rules)?;
+    let (factory, net) = crate::book::net_factory(&path, &rules, cx.cfg.selfplay.precision)?;
     let every = (cfg.book_expansions / 20).max(1) as u64;
     let (book, report) = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
         hane_book::Event::Expanded(s) if s.expansions % every == 0 => on(Event::Line(format!("book: {s}"))),
@@ -466,7 +466,7 @@ fn komi_estimate(
     let Some(best) = best else { return Ok((None, Some("no net trained yet".into()))) };
     let board = on_board(rules, &cx.rules);
     on(Event::Line(format!("== generation {g}: komi estimate{board} with {best}")));
-    let method = Method::Net(cx.dir.join(&best));
+    let method = Method::Net(cx.dir.join(&best), cx.cfg.selfplay.precision);
     let settings = KomiSettings {
         visits: cx.cfg.pipeline.komi_visits,
         sweep_games: 0,
@@ -555,7 +555,7 @@ fn selfplay(
         sp.value_search_mix = 0.0;
         Arc::new(|| Box::new(UniformEvaluator))
     } else {
-        model_factory(&run_dir.join(player), *rules, sp.batch_size)?
+        model_factory(&run_dir.join(player), *rules, sp.batch_size, sp.precision)?
     };
     let out = selfplay_dir(cx, g, rules);
     let games = plan.games;
@@ -624,11 +624,17 @@ fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> R
     Ok(TrainDone { step: s.step, candidate, metrics, seconds: s.seconds })
 }
 
-fn search_evaluator(run_dir: &Path, player: &str, rules: &Rules) -> Result<BoxedEvaluator, Error> {
+/// The search's evaluator of `player` (a net computing in `precision`, or the baseline).
+fn search_evaluator(
+    run_dir: &Path,
+    player: &str,
+    rules: &Rules,
+    precision: Precision,
+) -> Result<BoxedEvaluator, Error> {
     if player == BASELINE {
         Ok(Box::new(UniformEvaluator))
     } else {
-        net(&run_dir.join(player), rules)
+        net(&run_dir.join(player), rules, precision)
     }
 }
 
@@ -656,13 +662,13 @@ fn gate(
     let visits = lc.gate_visits;
     let seed = cfg.seed.wrapping_add(u64::from(g) << 20);
     let mut cand = SearchPlayer {
-        evaluator: search_evaluator(run_dir, candidate, rules)?,
+        evaluator: search_evaluator(run_dir, candidate, rules, cx.cfg.selfplay.precision)?,
         visits,
         seed,
         label: candidate.to_string(),
     };
     let mut best = SearchPlayer {
-        evaluator: search_evaluator(run_dir, player, rules)?,
+        evaluator: search_evaluator(run_dir, player, rules, cx.cfg.selfplay.precision)?,
         visits,
         seed: seed ^ 1,
         label: player.to_string(),

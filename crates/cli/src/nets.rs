@@ -53,7 +53,7 @@ pub trait Nets: Sync {
         -> Result<BoxedEvaluator, Failure>;
 }
 
-/// Nets loaded from their checkpoints ([`hane_pipeline::players::brain`]).
+/// Nets loaded from their checkpoints ([`hane_pipeline::net_rules::load`]).
 #[derive(Debug)]
 pub struct Loaded;
 
@@ -66,7 +66,15 @@ impl Nets for Loaded {
         seed: u64,
         precision: Precision,
     ) -> Result<Brain, Failure> {
-        Ok(hane_pipeline::players::brain(model, rules, visits, seed, precision)?)
+        let brain = match model {
+            Some(path) => {
+                let (ev, _) = hane_pipeline::net_rules::load(path, rules, precision)
+                    .map_err(|e| hane_pipeline::Error::net_load(path, e))?;
+                Brain::with_net(ev, visits, seed)
+            }
+            None => Brain::with_rollouts(visits, seed),
+        };
+        Ok(brain.map_err(hane_pipeline::Error::from)?)
     }
 
     fn trained_rules(&self, model: &Path) -> Result<Rules, Failure> {

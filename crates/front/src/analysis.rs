@@ -30,7 +30,7 @@
 //! `brainking`, `loose`, `sligo,komi=4`, ...); the board size comes from `boardXSize`. A Go
 //! net answers every Go rule set of its board size: the search plays under the asked rules
 //! with the net's evaluations, and a warning names the rules it was trained on
-//! ([`crate::net_rules`]). Actions: `query_version`, `clear_cache` (hane keeps no cache:
+//! ([`hane_mcts::net_rules`]). Actions: `query_version`, `clear_cache` (hane keeps no cache:
 //! echoed) and `terminate` (`terminateId`, optional `turnNumbers`).
 //!
 //! Values follow [`crate::candidates`], reported from Black's view by default (KataGo's

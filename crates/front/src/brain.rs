@@ -2,10 +2,10 @@
 //! evaluator, a net's or random rollouts. The caller brings the net (loading one is the
 //! pipeline's work: `hane_pipeline::players::brain`), so nothing here needs libtorch.
 
-use crate::net_rules::{self, AsTrained};
 use hane_engine::range::Invalid;
 use hane_engine::{Action, GameState, PlayError, Rules};
 use hane_eval::referee::{search_turn, SearchPlayer};
+use hane_mcts::net_rules::{self, AsTrained};
 use hane_mcts::{Evaluator, RolloutEvaluator};
 
 /// The search of `hane gtp`, `hane analysis` and `hane play`.

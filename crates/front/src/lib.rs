@@ -11,10 +11,8 @@
 pub mod analysis;
 pub mod brain;
 pub mod candidates;
-pub mod cpu;
 pub mod gtp;
 pub mod input;
 pub mod katago_cfg;
 pub mod katago_rules;
-pub mod net_rules;
 pub mod play;

@@ -20,6 +20,7 @@
 
 pub mod config;
 pub mod eval;
+pub mod net_rules;
 pub mod noise;
 pub mod precision;
 pub mod schedule;

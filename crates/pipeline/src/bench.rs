@@ -340,7 +340,7 @@ pub fn precision_rounds(
 /// CPU time of the calling thread in seconds, so a benchmark on a busy machine still measures
 /// one core's work.
 fn thread_cpu_seconds() -> Option<f64> {
-    hane_front::cpu::cpu_seconds("/proc/thread-self/stat")
+    hane_host::cpu::cpu_seconds("/proc/thread-self/stat")
 }
 
 /// The process's peak resident set size in KiB (Linux `VmHWM`).

@@ -1,11 +1,11 @@
 //! Loading a checkpoint for games under rules the user names: the net of its own rule set,
-//! or a Go net shown positions of other Go rules as its own ([`hane_front::net_rules`], which
+//! or a Go net shown positions of other Go rules as its own ([`hane_mcts::net_rules`], which
 //! says what a net may answer), on the board sizes it was trained on
 //! ([`hane_nn::ModelMeta::board_sizes`]).
 
 use hane_engine::range::Invalid;
 use hane_engine::Rules;
-use hane_front::net_rules::{check, AsTrained};
+use hane_mcts::net_rules::{check, AsTrained};
 use hane_nn::{NetEvaluator, NnError, Precision};
 use std::fmt;
 use std::path::Path;

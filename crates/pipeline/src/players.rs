@@ -5,16 +5,12 @@
 //! - `rollout` / `uniform`: hane's search with random playouts / no knowledge;
 //! - `gnugo` or `gnugo:LEVEL`: GNU Go over GTP (Go rule sets only), told the scoring;
 //! - `gtp:COMMAND`: any GTP engine started with COMMAND (for example `hane gtp ...`).
-//!
-//! And the [`Brain`] of the front-ends (`hane gtp`, `hane analysis`, `hane play`) with the net
-//! of a checkpoint ([`brain`]).
 
 use crate::Error;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::{GameState, Rules};
 use hane_eval::gtp::{gnugo_program, GtpEngine, GtpLimits, GNUGO_LEVELS};
 use hane_eval::referee::{GtpPlayer, Player, SearchPlayer};
-use hane_front::brain::Brain;
 use hane_mcts::{Evaluator, Precision, RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::SelfplayConfig;
@@ -37,29 +33,7 @@ pub fn net(path: &Path, rules: &Rules, precision: Precision) -> Result<BoxedEval
 /// `rules`; nothing for its own game, or a checkpoint that does not read ([`net`] says why).
 pub fn net_note(path: &Path, rules: &Rules) -> Option<String> {
     let (trained, sizes) = crate::net_rules::trained_rules(path).ok()?;
-    hane_front::net_rules::check(&trained, &sizes, rules).ok().flatten()
-}
-
-/// The front-ends' search of `visits` visits per decision, with the net of the checkpoint at
-/// `model` (which must be able to play `rules`, computing in `precision`) or, without one,
-/// random rollouts. A
-/// checkpoint that does not load or fit is an error by its kind ([`Error::net_load`]).
-pub fn brain(
-    model: Option<&Path>,
-    rules: &Rules,
-    visits: u32,
-    seed: u64,
-    precision: Precision,
-) -> Result<Brain, Error> {
-    let brain = match model {
-        Some(path) => {
-            let (ev, _) =
-                crate::net_rules::load(path, rules, precision).map_err(|e| Error::net_load(path, e))?;
-            Brain::with_net(ev, visits, seed)
-        }
-        None => Brain::with_rollouts(visits, seed),
-    };
-    Ok(brain?)
+    hane_mcts::net_rules::check(&trained, &sizes, rules).ok().flatten()
 }
 
 /// The rules the checkpoint at `model` was trained on (an error by its kind when it does not

@@ -155,7 +155,7 @@ pub const TABLE: &[Command] = &[
     }),
     plain("cputime", "", "CPU seconds the engine has used", |_, _, a| {
         let [] = exactly(a)?;
-        let t = crate::cpu::cpu_seconds("/proc/self/stat");
+        let t = hane_host::cpu::cpu_seconds("/proc/self/stat");
         Ok(Some(format!("{:.2}", t.ok_or("cputime: /proc/self/stat cannot be read")?)))
     }),
     analysis("analyze", "live analysis in Leela Zero's format until the next command"),

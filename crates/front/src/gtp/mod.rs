@@ -23,7 +23,7 @@
 //! trained on and, for a Go net, any Go rules of its board sizes (`--rules japanese,size=5`
 //! or `kata-set-rules japanese` with a 5x5 ttakji net: the search plays under those rules
 //! with the net's evaluations, and stderr says which rules the net was trained on; see
-//! [`crate::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
+//! [`hane_mcts::net_rules`]). `--rules` is checked when the net is loaded: a bad or foreign
 //! checkpoint is bad input naming the file. A `boardsize`, `hane-rules` or
 //! `loadsgf` that would change the board size or the game (Go, Loose, Sligo) gets an error
 //! response saying which rules the net plays, and the engine keeps its state. Komi (an input

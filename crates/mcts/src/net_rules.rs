@@ -11,10 +11,10 @@
 //! (`hane_pipeline::net_rules::load`), for every command that searches with a net under rules
 //! the user names: `hane gtp`, `hane analysis`, `hane play`, `hane match` and `hane komi`.
 
+use crate::{EvalRequest, Evaluation, Evaluator};
 use hane_engine::range::Invalid;
 use hane_engine::rules::Variant;
 use hane_engine::{GameState, Rules};
-use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 
 /// Whether a net trained under `net` on the board `sizes` can evaluate games under `asked`:
 /// `Ok(None)` for its own game (komi and turn cap aside) on one of its sizes, `Ok(Some(note))`
@@ -100,7 +100,7 @@ mod tests {
     impl Evaluator<GameState> for Spy {
         fn evaluate(&mut self, batch: &[EvalRequest<GameState>]) -> Vec<Evaluation> {
             self.0.extend(batch.iter().map(|r| *r.state.rules()));
-            hane_mcts::UniformEvaluator.evaluate(batch)
+            crate::UniformEvaluator.evaluate(batch)
         }
     }
 

@@ -10,19 +10,14 @@
 #     `@sabaki/gtp` 3.0.0 (default ~/.cache/hane/node, override with HANE_NODE), for the GTP
 #     analysis tests.
 set -euo pipefail
+source "$(dirname "$0")/apt.sh"
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
-if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "setup-tests: installing Debian packages: ${need_apt[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
+apt_install "${need_apt[@]}"
 
 HANE_VENV="${HANE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/hane/venv}"
 if ! "$HANE_VENV/bin/python" -c 'import numpy, sgfmill, tensorboard' >/dev/null 2>&1; then

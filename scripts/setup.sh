@@ -9,18 +9,13 @@
 # What only the tests need (KaTrain, Sabaki's GTP client, the Python checkers) is
 # `scripts/setup-tests.sh`'s. Safe to run repeatedly; does nothing that is already done.
 set -euo pipefail
+source "$(dirname "$0")/apt.sh"
 
 need_apt=()
 command -v gnugo >/dev/null 2>&1 || [ -x /usr/games/gnugo ] || need_apt+=(gnugo)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 
-if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "setup: installing Debian packages: ${need_apt[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
+apt_install "${need_apt[@]}"
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo not found; install Rust (https://rustup.rs) and rerun" >&2

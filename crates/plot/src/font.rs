@@ -6,7 +6,7 @@
 //! of text occupies [`text_height`] rows from the `y` it is drawn at, descenders included.
 
 use crate::raster::{Image, Rgb};
-use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
+use ab_glyph::{point, Font, FontRef, GlyphId, PxScale, ScaleFont};
 use std::sync::OnceLock;
 
 /// Pixels of font size per unit of `scale`.
@@ -21,20 +21,28 @@ fn px(scale: u32) -> PxScale {
     PxScale::from(PX_PER_SCALE * scale.max(1) as f32)
 }
 
-/// Width in pixels of `text` drawn at `scale`, kerning included.
-pub fn text_width(text: &str, scale: u32) -> u32 {
+/// Each glyph of `text` at `scale` with the x of its origin, kerning included, and the x
+/// after the last glyph.
+fn layout(text: &str, scale: u32) -> (Vec<(GlyphId, f32)>, f32) {
     let f = font().as_scaled(px(scale));
-    let mut width = 0.0;
+    let mut caret = 0.0;
     let mut last = None;
+    let mut glyphs = Vec::with_capacity(text.len());
     for c in text.chars() {
         let id = f.glyph_id(c);
         if let Some(prev) = last {
-            width += f.kern(prev, id);
+            caret += f.kern(prev, id);
         }
-        width += f.h_advance(id);
+        glyphs.push((id, caret));
+        caret += f.h_advance(id);
         last = Some(id);
     }
-    width.ceil() as u32
+    (glyphs, caret)
+}
+
+/// Width in pixels of `text` drawn at `scale`, kerning included.
+pub fn text_width(text: &str, scale: u32) -> u32 {
+    layout(text, scale).1.ceil() as u32
 }
 
 /// Height in pixels of a line of text at `scale`, from the top of the tallest letter to the
@@ -47,17 +55,9 @@ pub fn text_height(scale: u32) -> u32 {
 /// Calls `ink(along, down, coverage)` for each pixel of `text` at `scale`, in the text's own
 /// frame: `along` from its left edge, `down` from the top of its line.
 fn rasterise(text: &str, scale: u32, mut ink: impl FnMut(i64, i64, f32)) {
-    let scaled = font().as_scaled(px(scale));
-    let mut caret = 0.0;
-    let mut last = None;
-    for c in text.chars() {
-        let id = scaled.glyph_id(c);
-        if let Some(prev) = last {
-            caret += scaled.kern(prev, id);
-        }
-        let glyph = id.with_scale_and_position(px(scale), point(caret, scaled.ascent()));
-        caret += scaled.h_advance(id);
-        last = Some(id);
+    let ascent = font().as_scaled(px(scale)).ascent();
+    for (id, x) in layout(text, scale).0 {
+        let glyph = id.with_scale_and_position(px(scale), point(x, ascent));
         if let Some(outline) = font().outline_glyph(glyph) {
             let b = outline.px_bounds();
             outline.draw(|gx, gy, coverage| {

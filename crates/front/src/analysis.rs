@@ -43,6 +43,7 @@
 
 use crate::brain::Brain;
 use crate::candidates::{candidates, ownership, summary, Candidate, Summary, CHUNK_VISITS};
+use crate::input::Line;
 use crate::katago_rules;
 use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
@@ -690,7 +691,13 @@ pub fn serve(
             let next =
                 if idle { lines.recv().map_err(|_| TryRecvError::Disconnected) } else { lines.try_recv() };
             match next {
-                Ok(line) => handle(an, &line?, &mut queue, running.as_mut(), &mut output)?,
+                Ok(line) => match line? {
+                    // Answered with an error; nothing of it is parsed.
+                    line if line.too_long => {
+                        write_json(&mut output, &error(&Line::too_long_message(), None, None))?
+                    }
+                    line => handle(an, &line.bytes, &mut queue, running.as_mut(), &mut output)?,
+                },
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => open = false,
             }
@@ -910,6 +917,20 @@ mod tests {
         let q = query(r#"{"initialStones":[["W","C3"]],"moves":[]}"#);
         assert_eq!(positions(&q, rules).unwrap_err().1, "initialStones");
     }
+    #[test]
+    fn a_line_past_the_limit_gets_one_error_and_the_next_query_is_answered() {
+        let mut an = Analyzer::new(Brain::with_rollouts(16, 1).unwrap(), Perspective::Black);
+        let mut input = vec![b' '; crate::input::MAX_LINE_BYTES + 1];
+        input.extend_from_slice(b"\n{\"id\":\"b\",\"action\":\"query_version\"}\n");
+        let mut out = Vec::new();
+        serve(&mut an, io::Cursor::new(input), &mut out).unwrap();
+        let lines: Vec<Value> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["error"], Line::too_long_message());
+        assert_eq!(lines[1]["id"], "b");
+    }
+
     /// The responses of a rollout engine (16 visits by default) to `queries`, one per line.
     fn answers(queries: &[Value]) -> Vec<Value> {
         let mut an = Analyzer::new(Brain::with_rollouts(16, 1).unwrap(), Perspective::Black);

@@ -25,6 +25,7 @@
 
 use super::{color, turn_to, Engine};
 use crate::candidates::{candidates, ownership, summary, CHUNK_VISITS};
+use crate::input::Line;
 use hane_engine::playout::Ownership;
 use hane_engine::rules::Variant;
 use hane_engine::{Action, Color, Game, GameState};
@@ -139,7 +140,7 @@ fn parse_args(cmd: &str, args: &[&str]) -> Result<Request, String> {
 #[derive(Debug)]
 pub enum Ended {
     /// A line arrived: the command that follows.
-    Line(Vec<u8>),
+    Line(Line),
     /// The input ended.
     Eof,
     /// A genmove form finished; the move is the response's last line.
@@ -256,7 +257,7 @@ impl Engine {
         &mut self,
         req: &Request,
         root: GameState,
-        lines: &Receiver<io::Result<Vec<u8>>>,
+        lines: &Receiver<io::Result<Line>>,
         out: &mut impl Write,
     ) -> io::Result<Ended> {
         let seed = self.brain.seed() ^ u64::from(root.turns());

@@ -35,6 +35,7 @@
 //! count by their own rules.
 
 use crate::brain::Brain;
+use crate::input::Line;
 use hane_engine::board::PointSet;
 use hane_engine::rules::Variant;
 use hane_engine::score::{dead_by_playouts, dead_stones, score_judged};
@@ -321,6 +322,17 @@ fn frame(mark: char, id: &str, text: &str) -> String {
     format!("{mark}{id}{sep}{body}\n\n")
 }
 
+/// The id a preprocessed command line starts with, if any.
+fn respond_id(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let first = text.split(' ').find(|w| !w.is_empty()).unwrap_or("");
+    if first.bytes().all(|b| b.is_ascii_digit()) {
+        first.to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// The id and the reply to one preprocessed command line. A line that is not UTF-8 is refused
 /// whole, with the id if it starts with one.
 fn respond(engine: &mut Engine, line: &[u8]) -> (String, Reply) {
@@ -348,7 +360,7 @@ pub fn serve(
     mut output: impl Write,
 ) -> io::Result<()> {
     let lines = crate::input::read_lines(input);
-    let mut pending: Option<Vec<u8>> = None;
+    let mut pending: Option<Line> = None;
     loop {
         let raw = match pending.take() {
             Some(raw) => raw,
@@ -357,8 +369,12 @@ pub fn serve(
                 Err(_) => return Ok(()),
             },
         };
-        let Some(line) = preprocess(&raw) else { continue };
-        let (id, reply) = respond(engine, &line);
+        let Some(line) = preprocess(&raw.bytes) else { continue };
+        let (id, reply) = match raw.too_long {
+            // Answered with the id its first bytes give, and nothing else of it read.
+            true => (respond_id(&line), Reply::Err(Line::too_long_message())),
+            false => respond(engine, &line),
+        };
         let response = match reply {
             Reply::Ok(s) => frame('=', &id, &s),
             Reply::Err(s) => frame('?', &id, &s),
@@ -383,5 +399,21 @@ pub fn serve(
         };
         output.write_all(response.as_bytes())?;
         output.flush()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::MAX_LINE_BYTES;
+
+    #[test]
+    fn a_line_past_the_limit_gets_one_error_with_its_id_and_the_next_is_answered() {
+        let mut engine = Engine::new("ttakji,size=5".parse().unwrap(), Brain::with_rollouts(4, 1).unwrap());
+        let input = [b"7 play b ".to_vec(), vec![b'x'; MAX_LINE_BYTES], b"\n8 name\n".to_vec()].concat();
+        let mut out = Vec::new();
+        serve(&mut engine, io::Cursor::new(input), &mut out).unwrap();
+        let expected = format!("?7 {}\n\n=8 hane\n\n", Line::too_long_message());
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 }

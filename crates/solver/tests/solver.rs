@@ -334,7 +334,7 @@ fn a_damaged_or_foreign_save_is_refused() {
 }
 
 #[test]
-#[ignore = "3.5M nodes, 10 s in release mode on the shared 2-core machine (docs/solver.md)"]
+#[ignore = "3.1M nodes, 9 s in release mode on the shared 2-core machine (docs/solver.md)"]
 fn go_4x4_openings() {
     // Five 4x4 positions a few moves in: the benchmark of docs/solver.md (it prints the node
     // counts). The values are those the solver found before move ordering, the enhanced

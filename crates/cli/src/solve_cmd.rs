@@ -13,7 +13,7 @@ use crate::stop::{self, Second};
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Geometry, Komi, Rules, Turn};
-use hane_solver::{solve_guessing, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
+use hane_solver::{solve_guessing, test_at_least, SaveTo, SolveError, SolveOptions, TABLE_ENTRY_BYTES};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -42,6 +42,11 @@ pub struct Args {
     /// result does not depend on it.
     #[arg(long, allow_hyphen_values = true)]
     guess: Option<i32>,
+    /// Instead of solving, prove or refute one predicate: is the value (4 * Black's margin +
+    /// tie) at least T? With --guess, only the proof search of the side the guess says wins
+    /// runs (the answer does not depend on the guess, only the time).
+    #[arg(long, allow_hyphen_values = true, value_name = "T", conflicts_with_all = ["values", "line", "sgf"])]
+    at_least: Option<i32>,
     /// Save what is proved to this file and continue from it [default: under
     /// ~/.cache/hane/solve/, named by the rules].
     #[arg(long, conflicts_with = "no_save")]
@@ -144,14 +149,23 @@ pub fn run(a: Args) -> Result<(), Failure> {
         Some(p) => errln!("saving to {} every {} s and when stopped", p.display(), a.save_every),
         None => {}
     }
-    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(|e| match e {
+    let failure = |e| match e {
         SolveError::Unfinished(_) if stop::requested() => stop::interrupted(&match &save {
             Some(p) => format!("what was proved is saved in {}; {}", p.display(), stop::RERUN),
             None => "nothing was saved (--no-save)".into(),
         }),
         SolveError::Resume(_) | SolveError::Table(_) => Failure::input(e.to_string()),
         e => Failure::other(e),
-    })?;
+    };
+    if let Some(t) = a.at_least {
+        let expect = a.guess.map(|v| v >= t);
+        let v = test_at_least(&rules, &[], t, expect, &options, &mut |p| errln!("{p}")).map_err(failure)?;
+        let answer = if v.holds { "proved" } else { "refuted" };
+        outln!("{rules}: value >= {t} {answer} (value in [{}, {}], 4 * margin + tie)", v.lower, v.upper);
+        outln!("{} nodes, {} table hits in {:.1}s", v.stats.nodes, v.stats.table_hits, v.stats.seconds);
+        return crate::write_json(a.json.as_deref(), &v);
+    }
+    let s = solve_guessing(&rules, &[], a.guess, &options, &mut |p| errln!("{p}")).map_err(failure)?;
     outln!("{s}");
     if let Some(path) = &a.sgf {
         hane_pipeline::write_file(path, line_sgf(&rules, &s.line)?.as_bytes())?;

@@ -384,6 +384,7 @@ pub fn solve_after(
 /// [`solve_after`] that tests an expected value first (`4 * margin + tie`, e.g. from a
 /// published result): two null-window searches, "at least `guess`?" and "at least
 /// `guess + 1`?", prove it when it is right, instead of a bisection from the widest bounds.
+/// Each runs only the proof search of the side the guess says wins it ([`test_at_least`]).
 /// The result does not depend on the guess, only the time to find it.
 pub fn solve_guessing(
     rules: &Rules,
@@ -442,6 +443,64 @@ pub fn solve_guessing(
         line: principal,
         stats,
     })
+}
+
+/// The answer to one predicate test ([`test_at_least`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The threshold tested: is the value (`4 * margin + tie`) at least this?
+    pub threshold: i32,
+    /// The answer, proved.
+    pub holds: bool,
+    /// Proven bounds on the value after the test (one side of them decides it).
+    pub lower: i32,
+    /// See `lower`.
+    pub upper: i32,
+    /// Search statistics.
+    pub stats: Progress,
+}
+
+/// Proves or refutes "the value after `moves` is at least `threshold`" (`4 * margin + tie`,
+/// komi 0): one null-window test, as [`solve`] runs a sequence of, with the same table, saves
+/// and options ([`SolveOptions::values`] and [`SolveOptions::line`] are ignored). "Black's
+/// margin is at least `m`" is the threshold `4 * m - 1` where Black wins equal counts (Loose)
+/// and `4 * m` elsewhere.
+///
+/// `expect`, if any, is the answer expected: then each deepening runs only that side's proof
+/// search (Black's for yes), which decides the test either way once deep enough, up to a depth
+/// of twice the board's points, and that side's first beyond; a wrong expectation costs time,
+/// never the answer. Without one, each deepening tries Black's proof, then White's.
+pub fn test_at_least(
+    rules: &Rules,
+    moves: &[Action],
+    threshold: i32,
+    expect: Option<bool>,
+    options: &SolveOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Verdict, SolveError> {
+    let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
+    let clock = Instant::now();
+    let geo = start.geo();
+    let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
+    let position = format!("{} after [{}]", start.rules(), names.join(" "));
+    let mut search = search::Search::new(&start, &line, &position, options, progress, clock)?;
+    let Some(holds) = search.test(
+        &start,
+        threshold,
+        match expect {
+            None => search::Expect::Unknown,
+            Some(true) => search::Expect::Yes,
+            Some(false) => search::Expect::No,
+        },
+    ) else {
+        let stats = search.stats();
+        return Err(match search.save_error() {
+            Some(e) => SolveError::Save(e.into()),
+            None => SolveError::Unfinished(stats),
+        });
+    };
+    let stats = search.stats();
+    Ok(Verdict { threshold, holds, lower: stats.lower, upper: stats.upper, stats })
 }
 
 /// Black's margin of a value `4 * margin + tie`.

@@ -6,7 +6,7 @@
 //! values are those of whole first turns, as in Go.
 
 use super::deps::Stones;
-use super::search::Search;
+use super::search::{Expect, Search};
 use super::symmetry::Frames;
 use super::{margin, TurnValue};
 use hane_engine::symmetry::Symmetry;
@@ -110,8 +110,8 @@ pub(super) fn principal(
             search.reroot(&child, &path);
             // Black's turns lead to at most the value, White's to at least it.
             let keeps = match black {
-                true => search.decide(&child, value, false)?,
-                false => !search.decide(&child, value + 1, true)?,
+                true => search.decide(&child, value, Expect::Unknown)?,
+                false => !search.decide(&child, value + 1, Expect::LeanNo)?,
             };
             if keeps {
                 next = Some((t, child, path));

@@ -21,6 +21,9 @@ pub(super) struct Scope {
     /// The null-window test of a proof search: is the value at least this (relative to the
     /// prisoners of the position)?
     pub test: i32,
+    /// The proof search skipped some of the prover's actions (see `search`): its undecided
+    /// result stands in only for a search that skips them too.
+    pub pruned: bool,
 }
 
 /// A stored result: proven bounds on the value (relative to the prisoners of the position),
@@ -118,11 +121,15 @@ impl Entry {
         out.extend_from_slice(&self.upper.to_le_bytes());
         out.extend_from_slice(&self.best.to_le_bytes());
         out.extend_from_slice(&self.scope.depth.to_le_bytes());
-        out.push(match self.scope.prover {
-            None => 0,
-            Some(Color::Black) => 1,
-            Some(Color::White) => 2,
-        });
+        // A pruned proof search adds 2 to its prover's byte (format 1 before pruning had
+        // none, so its saves read the same).
+        out.push(
+            match self.scope.prover {
+                None => 0,
+                Some(Color::Black) => 1,
+                Some(Color::White) => 2,
+            } + 2 * u8::from(self.scope.pruned),
+        );
         out.extend_from_slice(&self.scope.test.to_le_bytes());
         for x in [self.work, self.lo, self.hi] {
             out.extend_from_slice(&x.to_le_bytes());
@@ -143,10 +150,12 @@ impl Entry {
         let (lower, upper) = (r.u32() as i32, r.u32() as i32);
         let best = u16::from_le_bytes(r.take());
         let depth = r.u32();
-        let prover = match r.u8() {
-            0 => None,
-            1 => Some(Color::Black),
-            2 => Some(Color::White),
+        let (prover, pruned) = match r.u8() {
+            0 => (None, false),
+            1 => (Some(Color::Black), false),
+            2 => (Some(Color::White), false),
+            3 => (Some(Color::Black), true),
+            4 => (Some(Color::White), true),
             _ => return None,
         };
         let test = r.u32() as i32;
@@ -168,7 +177,7 @@ impl Entry {
             lower,
             upper,
             best,
-            scope: Scope { depth, prover, test },
+            scope: Scope { depth, prover, test, pruned },
             work,
             lo,
             hi,
@@ -385,7 +394,7 @@ mod tests {
             key,
             (-3, 5),
             7,
-            Scope { depth: 9, prover: Some(Color::White), test: 2 },
+            Scope { depth: 9, prover: Some(Color::White), test: 2, pruned: false },
             work,
             &Deps::none(),
         )
@@ -420,9 +429,15 @@ mod tests {
         let mut deps = Deps::inner(40);
         deps.add_probe(Stones { black: 0b11, white: 0 }, Stones { black: 0b01, white: 0b100 });
         deps.add_found(Stones { black: 0b01, white: 0b1000 });
-        let e =
-            Entry::new(42, (-8, 12), 3, Scope { depth: 5, prover: Some(Color::Black), test: 4 }, 99, &deps)
-                .unwrap();
+        let e = Entry::new(
+            42,
+            (-8, 12),
+            3,
+            Scope { depth: 5, prover: Some(Color::Black), test: 4, pruned: true },
+            99,
+            &deps,
+        )
+        .unwrap();
         let mut bytes = Vec::new();
         e.encode(&mut bytes);
         assert_eq!(bytes.len(), ENTRY_BYTES);

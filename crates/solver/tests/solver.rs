@@ -6,7 +6,9 @@
 
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
-use hane_solver::{minimax, solve, solve_after, solve_guessing, SaveTo, Solution, SolveError, SolveOptions};
+use hane_solver::{
+    minimax, solve, solve_after, solve_guessing, test_at_least, SaveTo, Solution, SolveError, SolveOptions,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -141,6 +143,36 @@ fn the_table_changes_nothing_after_random_openings() {
             let Ok(without) = solve_after(&r, &line, &limited, &mut |_| ()) else { continue };
             let with = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap();
             assert_eq!(with.value, without.value, "{r} after {:?}", with.moves);
+            done += 1;
+        }
+    }
+}
+
+#[test]
+fn a_predicate_test_answers_as_the_solved_value_says() {
+    // "At least x?" at the value and just above it, with every expectation (right, wrong,
+    // none), after random openings of each rule set, against the value a solve proves.
+    let mut rng = Rng::new(13);
+    for (r, plies, runs) in [
+        ("ttakji,size=3,cap=none", 4, 4),
+        ("ttakji,size=3", 6, 4),
+        ("chinese,size=2,cap=20", 2, 3),
+        ("brainking,size=2,cap=16", 2, 3),
+        ("sligo,size=2", 2, 3),
+        ("loose,size=3", 3, 3),
+    ] {
+        let r = rules(r);
+        let mut done = 0;
+        while done < runs {
+            let Some(line) = opening(&r, plies, &mut rng) else { continue };
+            let value = solve_after(&r, &line, &options(16), &mut |_| ()).unwrap().value;
+            for x in [value - 1, value, value + 1] {
+                for expect in [None, Some(true), Some(false)] {
+                    let v = test_at_least(&r, &line, x, expect, &options(16), &mut |_| ()).unwrap();
+                    assert_eq!(v.holds, value >= x, "{r} after {line:?}: at least {x}, expecting {expect:?}");
+                    assert!(v.lower <= value && value <= v.upper, "{r} after {line:?}: {v:?}");
+                }
+            }
             done += 1;
         }
     }
@@ -302,7 +334,7 @@ fn a_damaged_or_foreign_save_is_refused() {
 }
 
 #[test]
-#[ignore = "3.1M nodes, 23 s in release mode on the shared 2-core machine (docs/solver.md)"]
+#[ignore = "3.1M nodes, 9 s in release mode on the shared 2-core machine (docs/solver.md)"]
 fn go_4x4_openings() {
     // Five 4x4 positions a few moves in: the benchmark of docs/solver.md (it prints the node
     // counts). The values are those the solver found before move ordering, the enhanced

@@ -124,8 +124,10 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         "after the expansion under way",
         if a.model.is_some() { Second::Wait } else { Second::Exit },
     )?;
+    // What the net computes in goes with every book figure of a net.
+    let computing = if a.model.is_some() { format!(" in {}", a.precision.get()) } else { String::new() };
     errln!(
-        "book of {rules} with {net}: expanding to {} expansions, {} + {revisit} visits each",
+        "book of {rules} with {net}{computing}: expanding to {} expansions, {} + {revisit} visits each",
         a.expansions,
         a.visits
     );

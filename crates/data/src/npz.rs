@@ -113,47 +113,17 @@ impl Array {
     }
 }
 
-/// CRC-32 (IEEE), as zip and `zlib.crc32` compute it.
+/// CRC-32 (IEEE), as zip and `zlib.crc32` compute it: flate2's, the one CRC-32 of the
+/// workspace.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = Crc32::default();
+    let mut c = Crc32::new();
     c.update(data);
-    c.finish()
+    c.sum()
 }
 
 /// [`crc32`] fed in pieces, for data that is not in one buffer (a shard's arrays, a
 /// checkpoint's tensors): the result is that of the pieces concatenated.
-#[derive(Clone, Copy, Debug)]
-pub struct Crc32(u32);
-
-impl Default for Crc32 {
-    fn default() -> Crc32 {
-        Crc32(!0)
-    }
-}
-
-impl Crc32 {
-    /// Adds `data`.
-    pub fn update(&mut self, data: &[u8]) {
-        static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-        let t = TABLE.get_or_init(|| {
-            let mut t = [0u32; 256];
-            for (i, e) in t.iter_mut().enumerate() {
-                let mut c = i as u32;
-                for _ in 0..8 {
-                    c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-                }
-                *e = c;
-            }
-            t
-        });
-        self.0 = data.iter().fold(self.0, |c, &b| t[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8));
-    }
-
-    /// The checksum of everything added.
-    pub fn finish(self) -> u32 {
-        !self.0
-    }
-}
+pub use flate2::Crc as Crc32;
 
 /// How [`write`] stores each array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -470,7 +440,7 @@ fn read_into(src: &mut impl Read, out: &mut [u8], crc: &mut Crc32) -> Result<(),
 /// must account for exactly `size` bytes, then its data, into one buffer of that size that
 /// fills as the data comes. The data's CRC-32 must be `crc` if given.
 fn read_npy(name: &str, mut src: impl Read, size: u64, crc: Option<u32>) -> Result<Array, NpzError> {
-    let mut sum = Crc32::default();
+    let mut sum = Crc32::new();
     let mut lead = [0u8; 10];
     read_into(&mut src, &mut lead, &mut sum)?;
     if lead[..6] != *b"\x93NUMPY" {
@@ -503,7 +473,7 @@ fn read_npy(name: &str, mut src: impl Read, size: u64, crc: Option<u32>) -> Resu
     if src.read(&mut [0u8; 1])? != 0 {
         return bad(format!("unpacks beyond the {size} bytes announced"));
     }
-    if crc.is_some_and(|c| c != sum.finish()) {
+    if crc.is_some_and(|c| c != sum.sum()) {
         return bad("CRC mismatch");
     }
     Ok(Array { name: name.into(), dtype, shape, data })
@@ -575,11 +545,11 @@ mod tests {
         }
         assert!(read_bytes(b"").is_err());
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-        let mut pieces = Crc32::default();
+        let mut pieces = Crc32::new();
         for piece in [&b"1234"[..], b"", b"56789"] {
             pieces.update(piece);
         }
-        assert_eq!(pieces.finish(), 0xCBF4_3926);
+        assert_eq!(pieces.sum(), 0xCBF4_3926);
     }
 
     #[test]

@@ -160,11 +160,11 @@ impl Shard {
 }
 
 fn checksum(arrays: &[Array]) -> u32 {
-    let mut crc = Crc32::default();
+    let mut crc = Crc32::new();
     for a in arrays {
         crc.update(&a.data);
     }
-    crc.finish()
+    crc.sum()
 }
 
 /// How far a policy or value target may sum from 1: they are normalised in `f32`, whose

@@ -161,7 +161,7 @@ fn checksum<'a>(
     metadata: &BTreeMap<String, String>,
     tensors: impl Iterator<Item = (&'a str, &'a [usize], &'a [u8])>,
 ) -> u32 {
-    let mut crc = Crc32::default();
+    let mut crc = Crc32::new();
     let mut feed = |bytes: &[u8]| {
         crc.update(&(bytes.len() as u64).to_le_bytes());
         crc.update(bytes);
@@ -175,7 +175,7 @@ fn checksum<'a>(
         feed(&shape.iter().flat_map(|&d| (d as u64).to_le_bytes()).collect::<Vec<u8>>());
         feed(data);
     }
-    crc.finish()
+    crc.sum()
 }
 
 /// How many of the little-endian `f32` values in `data` are NaN or infinite.

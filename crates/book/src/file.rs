@@ -1,4 +1,4 @@
-//! The book on disk: one file, written whole and atomically (`hane_data`'s writer: a
+//! The book on disk: one file, written whole and atomically (`hane_host`'s writer: a
 //! temporary name, synced, renamed), so a kill at any moment leaves the last save.
 //!
 //! Layout: a first line `hane-book VERSION CRC32 LENGTH` (the CRC-32 and the byte length of
@@ -137,8 +137,7 @@ pub fn save(book: &Book, path: &Path) -> Result<(), BookError> {
     crc.update(&body);
     let mut bytes = format!("hane-book {FORMAT_VERSION} {:08x} {}\n", crc.sum(), body.len()).into_bytes();
     bytes.extend_from_slice(&body);
-    hane_data::shard::write_atomic(path, &bytes)
-        .map_err(|e| BookError::Io(path.into(), std::io::Error::other(e.to_string())))
+    hane_host::file::write_atomic(path, &bytes).map_err(|e| BookError::Io(path.into(), e))
 }
 
 /// Loads the book at `path`, which must be of `header`'s rule set, komi, size and net (any, when

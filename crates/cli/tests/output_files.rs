@@ -1,6 +1,6 @@
 //! `--json FILE` follows the policy of hane's one writer: a symbolic link stays a link and its
 //! target gets the report, a character device is written through (a full one is exit code 1)
-//! and stays a device.
+//! and stays a device. The solver's save (`--save FILE`) goes through the same writer.
 
 mod run;
 
@@ -73,5 +73,25 @@ fn a_device_is_written_through_and_stays_a_device() {
     } else {
         eprintln!("skipped the full device: mknod needs root");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_solvers_save_through_a_link_keeps_the_link() {
+    let dir = fresh("save-link");
+    let (target, link) = (dir.join("solve.save"), dir.join("latest.save"));
+    symlink("solve.save", &link).unwrap();
+    let args = ["solve", "--rules", "ttakji,cap=none", "--size", "3", "--table-bits", "12", "--save"];
+    let save = link.to_str().unwrap();
+    // Stopped at its node limit, the solve saves what it proved: through the link.
+    let (code, _, err) = hane(&[&args[..], &[save, "--node-limit", "600"]].concat());
+    assert_ne!(code, 0, "600 nodes do not solve 3x3: {err}");
+    assert!(is_link(&link), "the link was replaced: {err}");
+    assert!(std::fs::metadata(&target).unwrap().len() > 0, "the target holds the save");
+    // The next run continues from it, through the link, to the end.
+    let (code, _, err) = hane(&[&args[..], &[save]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("continuing the saved solve"), "{err}");
+    assert!(is_link(&link));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -36,10 +36,7 @@ use hane_engine::rules::MoveCap;
 use hane_engine::{Komi, PolicyLayout, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::io::Write;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Version of the shard layout: 2 adds [`ShardMeta::game_names`] and deflated arrays (one game
 /// per file or many); version 1 files (one game, stored) are still read.
@@ -338,88 +335,11 @@ pub fn pack(parts: &[(String, Shard)], source: &str) -> Result<Vec<u8>, Corrupt>
     Ok(archive(&meta, arrays))
 }
 
-/// Writes `bytes` to `path`, the one writer of every file hane keeps (shards, SGFs,
-/// checkpoints, configs, reports, plots), under one policy for what `path` already is:
-///
-/// * nothing, or a regular file: written atomically, into a temporary file in the same folder
-///   (its extension `tmp` with the process id and a counter, so concurrent writers never share
-///   one), flushed and synced, then renamed over `path`, so readers never see half a file. On
-///   failure (a full disk) the temporary file is removed.
-/// * a symbolic link (a chain of them, a dangling one too): the same, at the path the link
-///   leads to, so the link stays a link and its target gets the new bytes.
-/// * a character device or a FIFO (`/dev/stdout`, `/dev/full`, a named pipe): written through,
-///   opened and written without a rename, so the node stays what it is and a failed write
-///   (`/dev/full`) is an error.
-/// * a folder, a block device, a socket: refused with an error naming `path`.
-///
-/// A file that is not regular is thus never replaced.
+/// Writes `bytes` to `path` with the one writer of every file hane keeps
+/// ([`hane_host::file::write_atomic`], which says what it does with links, devices and FIFOs),
+/// its error naming `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    let io = |e| ShardError::Io(path.to_path_buf(), e);
-    // `metadata` follows links, the kernel's own links of /proc/self/fd included.
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => replace(&link_target(path).map_err(io)?, bytes),
-        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => {
-            write_through(path, bytes).map_err(io)
-        }
-        Ok(m) => Err(io(std::io::Error::other(format!("refusing to write to {}", kind(m.file_type()))))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&link_target(path).map_err(io)?, bytes),
-        Err(e) => Err(io(e)),
-    }
-}
-
-/// What a file that [`write_atomic`] refuses is, in words.
-fn kind(t: std::fs::FileType) -> &'static str {
-    if t.is_dir() {
-        "a folder"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a file that is not regular"
-    }
-}
-
-/// The path that `path` leads to through any symbolic links (itself if it is not one; the last
-/// link's target if that does not exist yet).
-fn link_target(path: &Path) -> std::io::Result<PathBuf> {
-    let mut p = path.to_path_buf();
-    // Linux's own limit of links on one path (ELOOP beyond).
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&p) {
-            Ok(m) if m.is_symlink() => {
-                let to = std::fs::read_link(&p)?;
-                p = p.parent().map_or_else(|| to.clone(), |dir| dir.join(&to));
-            }
-            _ => return Ok(p),
-        }
-    }
-    Err(std::io::Error::other("too many levels of symbolic links"))
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
-fn replace(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(|e| ShardError::Io(path.to_path_buf(), e))
-}
-
-/// Opens the existing device or FIFO at `path` and writes `bytes` into it.
-fn write_through(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
-    f.write_all(bytes)?;
-    f.flush()
+    hane_host::file::write_atomic(path, bytes).map_err(|e| ShardError::Io(path.to_path_buf(), e))
 }
 
 /// Reads and fully validates a shard.
@@ -540,6 +460,7 @@ fn check(mut arrays: Vec<Array>, verify: bool) -> Result<Shard, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn an_atomic_write_replaces_the_file_whole_or_leaves_nothing_behind() {

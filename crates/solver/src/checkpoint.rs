@@ -94,34 +94,25 @@ fn header(position: &str, root: &Root, count: u64) -> Vec<u8> {
 /// Saves the root's state and the table's entries for the solve of `position` (its rules
 /// and moves), atomically.
 pub(super) fn save(path: &Path, position: &str, root: &Root, table: Option<&Table>) -> std::io::Result<()> {
-    let name = path.file_name().ok_or_else(|| std::io::Error::other("the save path names no file"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let file = File::create(&tmp)?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut sum = Fnv::new();
-    let mut write = |out: &mut BufWriter<File>, bytes: &[u8]| {
-        sum.add(bytes);
-        out.write_all(bytes)
-    };
-    let count = table.map_or(0, |t| t.used() as u64);
-    write(&mut out, &header(position, root, count))?;
-    let mut buf = Vec::with_capacity(1024 * ENTRY_BYTES);
-    for e in table.into_iter().flat_map(Table::entries) {
-        e.encode(&mut buf);
-        if buf.len() >= 1023 * ENTRY_BYTES {
-            write(&mut out, &buf)?;
-            buf.clear();
+    hane_host::file::write_atomic_with(path, |out| {
+        let mut sum = Fnv::new();
+        let mut write = |out: &mut BufWriter<File>, bytes: &[u8]| {
+            sum.add(bytes);
+            out.write_all(bytes)
+        };
+        let count = table.map_or(0, |t| t.used() as u64);
+        write(out, &header(position, root, count))?;
+        let mut buf = Vec::with_capacity(1024 * ENTRY_BYTES);
+        for e in table.into_iter().flat_map(Table::entries) {
+            e.encode(&mut buf);
+            if buf.len() >= 1023 * ENTRY_BYTES {
+                write(out, &buf)?;
+                buf.clear();
+            }
         }
-    }
-    write(&mut out, &buf)?;
-    out.write_all(&sum.0.to_le_bytes())?;
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)
+        write(out, &buf)?;
+        out.write_all(&sum.0.to_le_bytes())
+    })
 }
 
 /// Reads fields off a saved file, summing what it reads.

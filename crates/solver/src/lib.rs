@@ -393,12 +393,9 @@ pub fn solve_guessing(
     options: &SolveOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Solution, SolveError> {
-    let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
-    let clock = Instant::now();
+    let (start, line, mut search) = search_after(rules, moves, options, progress)?;
     let geo = start.geo();
     let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
-    let position = format!("{} after [{}]", start.rules(), names.join(" "));
-    let mut search = search::Search::new(&start, &line, &position, options, progress, clock)?;
     let gave_up = |search: &search::Search, value: Option<i32>| {
         let mut stats = search.stats();
         if let Some(v) = value {
@@ -478,12 +475,7 @@ pub fn test_at_least(
     options: &SolveOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Verdict, SolveError> {
-    let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
-    let clock = Instant::now();
-    let geo = start.geo();
-    let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
-    let position = format!("{} after [{}]", start.rules(), names.join(" "));
-    let mut search = search::Search::new(&start, &line, &position, options, progress, clock)?;
+    let (start, _, mut search) = search_after(rules, moves, options, progress)?;
     let Some(holds) = search.test(
         &start,
         threshold,
@@ -509,6 +501,23 @@ fn margin(value: i32) -> i32 {
 }
 
 /// The rules with komi 0, and the state after `moves` with every position on the way.
+/// The position after `moves` (komi 0), the positions before it, and a search of it named
+/// by its rules and moves (for its saves), its clock started.
+fn search_after<'a>(
+    rules: &Rules,
+    moves: &[Action],
+    options: &SolveOptions,
+    progress: &'a mut dyn FnMut(Progress),
+) -> Result<(GameState, Vec<GameState>, search::Search<'a>), SolveError> {
+    let (start, line) = replay(rules, moves).map_err(SolveError::Illegal)?;
+    let clock = Instant::now();
+    let geo = start.geo();
+    let names: Vec<String> = moves.iter().map(|a| a.name(geo)).collect();
+    let position = format!("{} after [{}]", start.rules(), names.join(" "));
+    let search = search::Search::new(&start, &line, &position, options, progress, clock)?;
+    Ok((start, line, search))
+}
+
 fn replay(rules: &Rules, moves: &[Action]) -> Result<(GameState, Vec<GameState>), PlayError> {
     let mut r = *rules;
     r.komi = Komi(0);

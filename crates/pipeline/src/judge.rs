@@ -137,8 +137,9 @@ impl std::fmt::Display for JudgeEvent {
 
 /// Reads a JSON file of the judge's, or the default if there is none.
 fn read_or_default<T: Default + for<'de> Deserialize<'de>>(path: &Path) -> Result<T, Error> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
+    // Bytes that are not UTF-8 are damage like any other: bad input, not an I/O error.
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
             .map_err(|e| Error::Input(format!("{}: not a file of hane judge's: {e}", path.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
         Err(e) => Err(Error::io(path, e)),
@@ -179,7 +180,9 @@ fn records(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The record at `path`.
 fn read_record(path: &Path) -> Result<SgfGame, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::Input(format!("{}: not an SGF record: not UTF-8 ({e})", path.display())))?;
     SgfGame::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 
@@ -387,5 +390,23 @@ mod tests {
         assert_eq!(generation_of(Path::new("models/gen-017.safetensors")), Some(17));
         assert_eq!(generation_of(Path::new("models/gen-x.safetensors")), None);
         assert_eq!(generation_of(Path::new("models/best.safetensors")), None);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_bad_input_like_other_damage() {
+        let dir = std::env::temp_dir().join(format!("hane-judge-utf8-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("scores.json");
+        for bytes in [&b"{\"a\": \xff}"[..], &b"not json"[..]] {
+            std::fs::write(&path, bytes).unwrap();
+            let read = read_or_default::<serde_json::Value>(&path);
+            assert!(matches!(read, Err(Error::Input(_))), "{read:?}");
+            assert!(matches!(read_record(&path), Err(Error::Input(_))));
+        }
+        assert_eq!(
+            read_or_default::<serde_json::Value>(&dir.join("none.json")).unwrap(),
+            serde_json::Value::Null
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

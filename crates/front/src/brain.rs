@@ -1,6 +1,6 @@
 //! What chooses hane's turns in the front-ends: a search of a fixed number of visits with an
-//! evaluator, a net's or random rollouts. The caller brings the net (loading one is the
-//! pipeline's work: `hane_pipeline::players::brain`), so nothing here needs libtorch.
+//! evaluator, a net's or random rollouts. The caller brings the net (the binary loads it with
+//! `hane_pipeline::net_rules::load`), so nothing here needs libtorch.
 
 use hane_engine::range::Invalid;
 use hane_engine::{Action, GameState, PlayError, Rules};

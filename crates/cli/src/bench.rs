@@ -160,9 +160,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         What::Book { model, komi, expansions, visits, batch, precision } => {
             hane_mcts::VISITS.check("--visits", visits).map_err(Failure::input)?;
-            if !(1..=4096).contains(&batch) {
-                return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
-            }
+            check_batch(batch)?;
             let r = bench::book_rates(&model, komi, expansions, visits, batch, precision.get())?;
             outln!(
                 "book of {} with {}: {} expansions of {visits} + {} visits, batch {batch}",
@@ -181,9 +179,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         What::Precision { model, batch, rounds, seconds } => precision(&model, batch, rounds, seconds),
         What::Accuracy { model, data, positions, batch } => {
-            if !(1..=4096).contains(&batch) {
-                return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
-            }
+            check_batch(batch)?;
             let a = hane_pipeline::precision_check::compare(&model, &data, positions, batch)?;
             let data: Vec<String> = data.iter().map(|d| d.display().to_string()).collect();
             outln!(
@@ -221,10 +217,16 @@ pub fn run(a: Args) -> Result<(), Failure> {
     }
 }
 
-fn precision(model: &std::path::Path, batch: usize, rounds: usize, seconds: f64) -> Result<(), Failure> {
-    if !(1..=4096).contains(&batch) {
-        return Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096")));
+/// `--batch` of the net benchmarks: 1 to 4096 rows per forward pass.
+fn check_batch(batch: usize) -> Result<(), Failure> {
+    match (1..=4096).contains(&batch) {
+        true => Ok(()),
+        false => Err(Failure::input(format!("--batch {batch}: allowed 1 to 4096"))),
     }
+}
+
+fn precision(model: &std::path::Path, batch: usize, rounds: usize, seconds: f64) -> Result<(), Failure> {
+    check_batch(batch)?;
     outln!("{}: batch {batch}, one thread, {rounds} rounds of {seconds} s per precision", model.display());
     outln!("{:>5} {:>12} {:>12} {:>7}", "round", "fp32 evals/s", "bf16 evals/s", "ratio");
     let rounds = bench::precision_rounds(model, batch, rounds, seconds, &mut |r, x| {

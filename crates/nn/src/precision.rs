@@ -15,6 +15,7 @@
 //! a test can describe a processor without bf16.
 
 use hane_mcts::Precision;
+use std::io::Write;
 use std::sync::OnceLock;
 use tch::{Device, Kind};
 
@@ -87,7 +88,8 @@ pub fn resolve(precision: Precision, device: Device) -> Inference {
         static LOGGED: OnceLock<()> = OnceLock::new();
         LOGGED.get_or_init(|| {
             let name = if inference.trunk == Kind::BFloat16 { "bf16" } else { "fp32" };
-            eprintln!("precision {name} ({})", inference.reason);
+            // A closed or full stderr loses the note, not the process (as GTP's notes).
+            let _ = writeln!(std::io::stderr(), "precision {name} ({})", inference.reason);
         });
     }
     inference

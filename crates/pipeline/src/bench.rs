@@ -120,8 +120,8 @@ pub fn bench_rules(names: &[String]) -> Vec<String> {
 }
 
 /// The runs of a self-play benchmark, each a rule set and what evaluates its positions: each
-/// checkpoint of `models` on its own rules and board computing in `precision`, or else each of [`bench_rules`]`(rules)`
-/// on a `size` board with `evaluator` (`uniform`, `rollout` or `encode`).
+/// checkpoint of `models` on its own rules and board computing in `precision`, or else each of
+/// [`bench_rules`]`(rules)` on a `size` board with `evaluator` (`uniform`, `rollout` or `encode`).
 pub fn selfplay_runs(
     rules: &[String],
     size: u8,

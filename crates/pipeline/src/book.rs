@@ -120,8 +120,8 @@ pub fn build(
 }
 
 /// The net of the checkpoint at `path` for a book of `rules`, computing in `precision`: checked
-/// by loading it once, then
-/// a factory that loads a copy for each expansion thread, and the name the book keeps of it.
+/// by loading it once, then a factory that loads a copy for each expansion thread, and the
+/// name the book keeps of it.
 pub fn net_factory<'a>(
     path: &'a std::path::Path,
     rules: &Rules,

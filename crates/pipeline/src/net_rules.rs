@@ -38,8 +38,9 @@ pub fn trained_rules(path: &Path) -> Result<(Rules, Vec<u8>), LoadError> {
 }
 
 /// The net of the checkpoint at `path` for games under `rules`, on the best device with
-/// random symmetries, computing in `precision`, shown positions as under the rules it was trained on ([`AsTrained`]),
-/// and [`check`]'s note; an error when the checkpoint does not read or cannot answer `rules`.
+/// random symmetries, computing in `precision`, shown positions as under the rules it was
+/// trained on ([`AsTrained`]), and [`check`]'s note; an error when the checkpoint does not
+/// read or cannot answer `rules`.
 pub fn load(
     path: &Path,
     rules: &Rules,

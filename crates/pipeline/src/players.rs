@@ -21,9 +21,9 @@ use std::sync::Arc;
 pub type BoxedEvaluator = Box<dyn Evaluator<GameState>>;
 
 /// Loads the net of a checkpoint for `rules` on the best device in `precision`, reporting a
-/// bad file as input error. Its searches evaluate a few positions at a time, which one libtorch thread
-/// serves best (more spend their time waking each other). A Go net also plays the other Go
-/// rules of its board size ([`crate::net_rules`]; [`net_note`] says so).
+/// bad file as input error. Its searches evaluate a few positions at a time, which one
+/// libtorch thread serves best (more spend their time waking each other). A Go net also plays
+/// the other Go rules of its board size ([`crate::net_rules`]; [`net_note`] says so).
 pub fn net(path: &Path, rules: &Rules, precision: Precision) -> Result<BoxedEvaluator, Error> {
     let (ev, _) = crate::net_rules::load(path, rules, precision).map_err(|e| Error::net_load(path, e))?;
     Ok(Box::new(ev))
@@ -102,8 +102,7 @@ pub fn model_factory(
     precision: Precision,
 ) -> Result<EvaluatorFactory, Error> {
     hane_nn::NetEvaluator::load(path, &rules, "auto", 1)
-        .map_err(|e| Error::net_load(path, crate::net_rules::LoadError::Net(e)))?
-        .with_precision(precision);
+        .map_err(|e| Error::net_load(path, crate::net_rules::LoadError::Net(e)))?;
     let path = path.to_path_buf();
     Ok(Arc::new(move || {
         Box::new(
@@ -118,8 +117,8 @@ pub fn model_factory(
 
 /// The evaluators of a self-play run, and a label for its reports: the net of `model` (a
 /// checkpoint, or a trainer's output folder meaning its newest checkpoint) for `cfg`'s rules
-/// in its precision, else the evaluator named `evaluator` ([`named_factory`]). The uniform evaluator values
-/// every leaf as a draw, so its games mix no search value into their targets
+/// in its precision, else the evaluator named `evaluator` ([`named_factory`]). The uniform
+/// evaluator values every leaf as a draw, so its games mix no search value into their targets
 /// (`cfg.value_search_mix` becomes 0).
 pub fn selfplay_evaluators(
     cfg: &mut SelfplayConfig,

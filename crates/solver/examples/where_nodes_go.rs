@@ -1,6 +1,6 @@
 //! Where a solve's nodes go: `cargo run --release -p hane-solver --example where_nodes_go --
-//! RULES [--bits B] [--guess V | --at-least T ... [--expect yes|no]] [MOVES...]` prints the nodes per null-window
-//! test, prover and depth (sampled every 1024 nodes), then the result.
+//! RULES [--bits B] [--guess V | --at-least T ... [--expect yes|no]] [MOVES...]` prints the
+//! nodes per null-window test, prover and depth (sampled every 1024 nodes), then the result.
 
 use hane_engine::{Action, GameState, Rules};
 use hane_solver::{solve_guessing, test_at_least, Progress, SolveOptions};

@@ -88,8 +88,8 @@ hane_engine::message_error!(
     AnalyzeError
 );
 
-/// Parses `cmd ARGS` (an analysis command of [`super::commands::TABLE`]) as KataGo does: an optional
-/// colour, an optional interval in centiseconds, then key-value pairs.
+/// Parses `cmd ARGS` (an analysis command of [`super::commands::TABLE`]) as KataGo does: an
+/// optional colour, an optional interval in centiseconds, then key-value pairs.
 pub fn parse(cmd: &str, args: &[&str]) -> Result<Request, AnalyzeError> {
     parse_args(cmd, args).map_err(AnalyzeError)
 }

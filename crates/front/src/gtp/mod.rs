@@ -4,9 +4,9 @@
 //! chooses any rule set (Loose and Sligo included), `hane-play COLOR TURN` plays a turn in
 //! hane's notation (Sligo `E5>F6+D4`), `hane-genmove COLOR` answers in that notation, and
 //! `hane-score` prints the "if the game ended now" score, `hane-help` every command with its
-//! arguments. One table ([`commands::TABLE`]) holds the commands, their help and handlers. The analysis commands of Leela
-//! Zero and KataGo (`lz-analyze`, `kata-analyze`, ...) stream the search's candidate moves
-//! until the next command ([`analyze`]).
+//! arguments. One table ([`commands::TABLE`]) holds the commands, their help and handlers.
+//! The analysis commands of Leela Zero and KataGo (`lz-analyze`, `kata-analyze`, ...) stream
+//! the search's candidate moves until the next command ([`analyze`]).
 //!
 //! Every command line gets exactly one response, whatever bytes arrive: input is preprocessed
 //! as the spec says (control characters dropped, comments and empty lines ignored), a line
@@ -322,20 +322,10 @@ fn frame(mark: char, id: &str, text: &str) -> String {
     format!("{mark}{id}{sep}{body}\n\n")
 }
 
-/// The id a preprocessed command line starts with, if any.
-fn respond_id(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let first = text.split(' ').find(|w| !w.is_empty()).unwrap_or("");
-    if first.bytes().all(|b| b.is_ascii_digit()) {
-        first.to_string()
-    } else {
-        String::new()
-    }
-}
-
-/// The id and the reply to one preprocessed command line. A line that is not UTF-8 is refused
-/// whole, with the id if it starts with one.
-fn respond(engine: &mut Engine, line: &[u8]) -> (String, Reply) {
+/// The id and the reply to one preprocessed command line. A line that is not UTF-8, or was
+/// `too_long` to be read whole ([`Line::too_long`]), is refused whole, with the id if it
+/// starts with one.
+fn respond(engine: &mut Engine, line: &[u8], too_long: bool) -> (String, Reply) {
     // Valid UTF-8 borrows; the lossy copy of other bytes still shows an id of ASCII digits.
     let text = String::from_utf8_lossy(line);
     let mut words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
@@ -344,6 +334,7 @@ fn respond(engine: &mut Engine, line: &[u8]) -> (String, Reply) {
         _ => "",
     };
     let reply = match (&text, words.split_first()) {
+        _ if too_long => Reply::Err(Line::too_long_message()),
         (Cow::Owned(_), _) => Reply::Err("syntax error: the command is not UTF-8".into()),
         (_, Some((cmd, args))) => engine.execute(cmd, args),
         (_, None) => Reply::Err("syntax error: no command after the id".into()),
@@ -370,11 +361,7 @@ pub fn serve(
             },
         };
         let Some(line) = preprocess(&raw.bytes) else { continue };
-        let (id, reply) = match raw.too_long {
-            // Answered with the id its first bytes give, and nothing else of it read.
-            true => (respond_id(&line), Reply::Err(Line::too_long_message())),
-            false => respond(engine, &line),
-        };
+        let (id, reply) = respond(engine, &line, raw.too_long);
         let response = match reply {
             Reply::Ok(s) => frame('=', &id, &s),
             Reply::Err(s) => frame('?', &id, &s),

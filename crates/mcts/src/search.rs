@@ -177,6 +177,13 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Sets the root prior's temperature ([`SearchConfig::root_policy_temperature`]) from the
+    /// next time the root's priors are computed: when the root is first expanded, after
+    /// [`Search::advance`], or when exploration is switched on.
+    pub fn set_root_policy_temperature(&mut self, t: f32) {
+        self.cfg.root_policy_temperature = t;
+    }
+
     /// Completed visits of the root.
     pub fn root_visits(&self) -> u32 {
         self.tree.nodes[0].visits
@@ -335,6 +342,20 @@ impl<G: Game> Search<G> {
             return Vec::new();
         }
         self.tree.edges_of(0).iter().zip(target::normalized(&w)).map(|(e, p)| (e.action, p)).collect()
+    }
+
+    /// How far a policy target (in legal-action order, as [`Search::policy_target`] gives it)
+    /// is from the net's raw prior at the root, before noise and the root temperature: the
+    /// Kullback-Leibler divergence `sum t ln(t / p)`, in nats. 0 for an empty target.
+    pub fn policy_surprise(&self, target: &[(G::Action, f32)]) -> f32 {
+        self.tree
+            .edges_of(0)
+            .iter()
+            .zip(target)
+            .filter(|(_, &(_, t))| t > 0.0)
+            .map(|(e, &(_, t))| t * (t / e.prior.max(1e-8)).ln())
+            .sum::<f32>()
+            .max(0.0)
     }
 
     /// The move to play: the most visited at temperature 0, else sampled in proportion to

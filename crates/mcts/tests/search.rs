@@ -322,3 +322,54 @@ fn a_root_hint_is_searched_and_forgotten_after_the_move() {
     let priors: Vec<f32> = s.root_children().iter().map(|c| c.prior).collect();
     assert!(priors.iter().all(|&p| (p - priors[0]).abs() < 1e-6), "{priors:?}");
 }
+
+/// A policy rising with the action's index, `[1, 2, .., n]` normalised, and an even value.
+struct Ramp;
+
+impl Evaluator<GameState> for Ramp {
+    fn evaluate(&mut self, batch: &[hane_mcts::EvalRequest<GameState>]) -> Vec<hane_mcts::Evaluation> {
+        batch
+            .iter()
+            .map(|r| {
+                let n = r.legal.len();
+                let total = (n * (n + 1) / 2) as f32;
+                let policy = (1..=n).map(|i| i as f32 / total).collect();
+                hane_mcts::Evaluation { policy, wdl: [0.0, 1.0, 0.0], score: 0.0 }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_root_policy_temperature_flattens_the_prior_and_only_while_exploring() {
+    let spread = |t: f32, noise: bool| {
+        let cfg = SearchConfig { noise_weight: 0.0, ..SearchConfig::for_board(5) }.with_noise(noise);
+        let mut s = Search::new(fresh("ttakji,size=5"), cfg, 4);
+        s.set_root_policy_temperature(t);
+        s.run(&mut Ramp, 10, 1);
+        let p: Vec<f32> = s.root_children().iter().map(|c| c.prior).collect();
+        let (lo, hi) = p.iter().fold((f32::MAX, 0.0f32), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        hi / lo
+    };
+    let raw = spread(1.0, true);
+    // 5x5: 25 placements and the pass (premature, so left out): the ramp's largest over its
+    // smallest prior is 25.
+    assert!((raw - 25.0).abs() < 1e-3, "{raw}");
+    // At temperature 2 the ratio is the square root of the raw one.
+    assert!((spread(2.0, true) - 5.0).abs() < 1e-3);
+    // Without exploration the root keeps the raw prior whatever the temperature.
+    assert!((spread(2.0, false) - raw).abs() < 1e-3);
+}
+
+#[test]
+fn policy_surprise_is_the_divergence_from_the_raw_prior() {
+    let mut s = Search::new(fresh("ttakji,size=5"), SearchConfig::for_board(5), 1);
+    s.run(&mut UniformEvaluator, 50, 1);
+    let n = s.root_children().len();
+    let actions: Vec<Action> = s.root_children().iter().map(|c| c.action).collect();
+    let even: Vec<(Action, f32)> = actions.iter().map(|&a| (a, 1.0 / n as f32)).collect();
+    assert!(s.policy_surprise(&even).abs() < 1e-5);
+    let one: Vec<(Action, f32)> = actions.iter().enumerate().map(|(i, &a)| (a, f32::from(i == 0))).collect();
+    assert!((s.policy_surprise(&one) - (n as f32).ln()).abs() < 1e-4);
+    assert_eq!(s.policy_surprise(&[]), 0.0);
+}

@@ -29,6 +29,8 @@ pub const OPENING_MOVES: Allowed<f32> = Allowed::closed(0.0, 1000.0);
 pub const TEMPERATURE: Allowed<f32> = Allowed::closed(0.0, 10.0);
 /// What `temperature_halflife` allows, in turns.
 pub const HALFLIFE: Allowed<f32> = Allowed::closed(0.0, 1000.0);
+/// What `prior_temperature_early` and `prior_temperature_late` allow.
+pub const PRIOR_TEMPERATURE: Allowed<f32> = Allowed::closed(0.1, 10.0);
 /// What `score_utility` allows.
 pub const SCORE_UTILITY: Allowed<f32> = Allowed::closed(0.0, 10.0);
 
@@ -105,6 +107,14 @@ pub struct SelfplayConfig {
     /// Turns over which the temperature's distance to `temperature_late` halves (0: the
     /// board size; [`HALFLIFE`]).
     pub temperature_halflife: f32,
+    /// Softmax temperature of the root's prior in full searches at the first move
+    /// ([`SearchConfig::root_policy_temperature`]); it decays towards
+    /// `prior_temperature_late` with the move temperature's half-life. Above 1 it keeps
+    /// moves the net is unsure between alive in the search and in the policy target
+    /// (KataGo's self-play: 1.25 early, 1.1 late; [`PRIOR_TEMPERATURE`]).
+    pub prior_temperature_early: f32,
+    /// The root prior's temperature approached late in the game ([`PRIOR_TEMPERATURE`]).
+    pub prior_temperature_late: f32,
     /// Weight of the score term in the searches' utility (KataGo's self-play: 0.4; see
     /// [`SearchConfig::score_utility_weight`]). Larger values keep a side that is clearly
     /// winning or losing playing for points, so games at a komi far from fair are played as
@@ -115,6 +125,12 @@ pub struct SelfplayConfig {
     /// sides, the search judges the position as it would be played (0: the result only;
     /// [`FRACTION_F32`]).
     pub value_search_mix: f32,
+    /// Share of each game's row weight given out by policy surprise, how far the search's
+    /// target is from the net's raw prior (KataGo's `policySurpriseDataWeight`: 0.5; see
+    /// [`crate::record::weigh_by_surprise`]). Positions where the search overruled the net
+    /// are then written more often and the rest less, the same number of rows on average (0:
+    /// every row once; [`FRACTION_F32`]).
+    pub surprise_weight: f32,
     /// The policy target of each recorded search: `visits` (KataGo's pruned visit counts) or
     /// `completed_q` (the net's prior moved by the searched values, Gumbel AlphaZero's).
     pub policy_target: PolicyTarget,
@@ -151,8 +167,11 @@ impl Default for SelfplayConfig {
             temperature_early: 0.8,
             temperature_late: 0.2,
             temperature_halflife: 0.0,
+            prior_temperature_early: 1.03,
+            prior_temperature_late: 1.03,
             score_utility: 0.4,
             value_search_mix: 0.0,
+            surprise_weight: 0.0,
             policy_target: PolicyTarget::Visits,
             max_turns: 0,
             seed: 1,
@@ -182,6 +201,7 @@ impl SelfplayConfig {
             ("komi_wide", self.komi_wide),
             ("fork_prob", self.fork_prob),
             ("value_search_mix", self.value_search_mix),
+            ("surprise_weight", self.surprise_weight),
             ("start_prob", self.start_prob),
         ] {
             FRACTION_F32.check(key, v)?;
@@ -196,6 +216,8 @@ impl SelfplayConfig {
         TEMPERATURE.check("temperature_early", self.temperature_early)?;
         TEMPERATURE.check("temperature_late", self.temperature_late)?;
         HALFLIFE.check("temperature_halflife", self.temperature_halflife)?;
+        PRIOR_TEMPERATURE.check("prior_temperature_early", self.prior_temperature_early)?;
+        PRIOR_TEMPERATURE.check("prior_temperature_late", self.prior_temperature_late)?;
         SCORE_UTILITY.check("score_utility", self.score_utility)
     }
 
@@ -224,8 +246,29 @@ impl SelfplayConfig {
 
     /// Move temperature schedule for this board.
     pub fn temperature(&self, size: usize) -> TemperatureSchedule {
-        let halflife = if self.temperature_halflife > 0.0 { self.temperature_halflife } else { size as f32 };
-        TemperatureSchedule { early: self.temperature_early, late: self.temperature_late, halflife }
+        TemperatureSchedule {
+            early: self.temperature_early,
+            late: self.temperature_late,
+            halflife: self.halflife(size),
+        }
+    }
+
+    /// The root prior's temperature schedule for this board (the move temperature's
+    /// half-life).
+    pub fn prior_temperature(&self, size: usize) -> TemperatureSchedule {
+        TemperatureSchedule {
+            early: self.prior_temperature_early,
+            late: self.prior_temperature_late,
+            halflife: self.halflife(size),
+        }
+    }
+
+    fn halflife(&self, size: usize) -> f32 {
+        if self.temperature_halflife > 0.0 {
+            self.temperature_halflife
+        } else {
+            size as f32
+        }
     }
 
     /// How each game's komi is drawn.

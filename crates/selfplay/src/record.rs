@@ -2,6 +2,7 @@
 
 use hane_data::features::encode;
 use hane_data::shard::Row;
+use hane_engine::rng::Rng;
 use hane_engine::rules::Variant;
 use hane_engine::score::{dead_stones, owners};
 use hane_engine::sgf::{SgfError, SgfGame};
@@ -20,11 +21,22 @@ pub struct PendingRow {
     pub to_move: Color,
     /// The search's win/draw/loss for the side to move, read at its most visited move.
     pub search_wdl: [f32; 3],
+    /// How far the policy target is from the net's raw prior ([`Search::policy_surprise`]).
+    ///
+    /// [`Search::policy_surprise`]: hane_mcts::Search::policy_surprise
+    pub surprise: f32,
+    /// Times the row is written ([`weigh_by_surprise`]; 1 unless weighed).
+    pub copies: u32,
 }
 
-/// Records the current root of a full search: its features, the search's policy target and
-/// its win/draw/loss for the side to move.
-pub fn pending_row(g: &GameState, target: &[(Action, f32)], search_wdl: [f32; 3]) -> PendingRow {
+/// Records the current root of a full search: its features, the search's policy target, its
+/// win/draw/loss for the side to move and the target's surprise against the raw prior.
+pub fn pending_row(
+    g: &GameState,
+    target: &[(Action, f32)],
+    search_wdl: [f32; 3],
+    surprise: f32,
+) -> PendingRow {
     let (planes, globals) = encode(g);
     let mut policy = vec![0.0f32; g.action_space()];
     for &(a, p) in target {
@@ -34,7 +46,28 @@ pub fn pending_row(g: &GameState, target: &[(Action, f32)], search_wdl: [f32; 3]
     if sum > 0.0 {
         policy.iter_mut().for_each(|p| *p /= sum);
     }
-    PendingRow { planes, globals, policy, to_move: g.to_move(), search_wdl }
+    PendingRow { planes, globals, policy, to_move: g.to_move(), search_wdl, surprise, copies: 1 }
+}
+
+/// KataGo's policy-surprise weighting (`policySurpriseDataWeight`): of a game's `n` rows'
+/// total weight `n`, the share `weight` is given out in proportion to each row's surprise and
+/// the rest evenly, so a row gets `1 - weight + weight * n * surprise / total surprise`. A
+/// weight becomes a whole number of copies by rounding up or down at random in proportion,
+/// so the game keeps `n` rows on average and the positions where the search overruled the
+/// net are learned from more often. With `weight` 0, or no surprise at all, every row keeps
+/// one copy and `rng` is not used.
+pub fn weigh_by_surprise(rows: &mut [PendingRow], weight: f32, rng: &mut Rng) {
+    let total: f64 = rows.iter().map(|r| f64::from(r.surprise)).sum();
+    if weight <= 0.0 || total <= 0.0 || !total.is_finite() {
+        return;
+    }
+    let n = rows.len() as f64;
+    let w = f64::from(weight);
+    for r in rows {
+        let x = (1.0 - w) + w * n * f64::from(r.surprise) / total;
+        let whole = x.floor();
+        r.copies = whole as u32 + u32::from(rng.unit() < x - whole);
+    }
 }
 
 /// How a game ended.
@@ -72,11 +105,14 @@ pub fn final_ownership(g: &GameState) -> Vec<Option<Color>> {
 /// win/draw/loss at the position: the result of one game also carries every later
 /// exploratory move of both sides, while the search judges the position as the players
 /// would play it (in the spirit of KataGo's targets from later searches, `docs/references.md`).
+///
+/// A row weighed by [`weigh_by_surprise`] comes out as many times as its copies.
 pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f32) -> Vec<Row> {
     let own = final_ownership(g);
     pending
         .into_iter()
-        .map(|p| {
+        .flat_map(|p| {
+            let copies = p.copies as usize;
             let c = p.to_move;
             let result = match end.winner {
                 Outcome::Draw => [0.0, 1.0, 0.0],
@@ -93,7 +129,8 @@ pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f3
                     None => 0,
                 })
                 .collect();
-            Row { planes: p.planes, globals: p.globals, policy: p.policy, value, score, ownership }
+            let row = Row { planes: p.planes, globals: p.globals, policy: p.policy, value, score, ownership };
+            std::iter::repeat_n(row, copies)
         })
         .collect()
 }
@@ -144,5 +181,43 @@ mod tests {
         // The search's numbers are normalised first.
         let m = blend([0.0, 0.0, 1.0], [2.0, 0.0, 2.0], 0.5);
         assert!((m[0] - 0.25).abs() < 1e-6 && (m[2] - 0.75).abs() < 1e-6, "{m:?}");
+    }
+
+    fn pending(surprise: f32) -> PendingRow {
+        let g = GameState::new(hane_engine::Rules::preset("ttakji").unwrap());
+        pending_row(&g, &[], [0.0, 1.0, 0.0], surprise)
+    }
+
+    #[test]
+    fn surprise_weighting_moves_rows_to_surprises_and_keeps_their_number() {
+        let mut rng = Rng::new(7);
+        let copies = |rows: &[PendingRow]| rows.iter().map(|r| r.copies).collect::<Vec<_>>();
+        // Off, or nothing surprising: one copy each.
+        let mut rows: Vec<PendingRow> = [0.0, 0.5, 2.0].into_iter().map(pending).collect();
+        weigh_by_surprise(&mut rows, 0.0, &mut rng);
+        assert_eq!(copies(&rows), [1, 1, 1]);
+        let mut flat: Vec<PendingRow> = [0.0, 0.0].into_iter().map(pending).collect();
+        weigh_by_surprise(&mut flat, 0.5, &mut rng);
+        assert_eq!(copies(&flat), [1, 1]);
+        // All the weight by surprise: 3 rows' weight of 3 goes to the one surprise.
+        let mut rows: Vec<PendingRow> = [0.0, 0.0, 1.5].into_iter().map(pending).collect();
+        weigh_by_surprise(&mut rows, 1.0, &mut rng);
+        assert_eq!(copies(&rows), [0, 0, 3]);
+        // Half: 1/2 + 1/2 * 4 * share.
+        let mut rows: Vec<PendingRow> = [1.0, 1.0, 1.0, 1.0].into_iter().map(pending).collect();
+        weigh_by_surprise(&mut rows, 0.5, &mut rng);
+        assert_eq!(copies(&rows), [1, 1, 1, 1]);
+        // Fractions round at random and keep the number of rows on average.
+        let mut rows: Vec<PendingRow> = (0..2000).map(|i| pending((i % 7) as f32 * 0.1)).collect();
+        weigh_by_surprise(&mut rows, 0.5, &mut rng);
+        let total: u32 = copies(&rows).iter().sum();
+        assert!((1900..=2100).contains(&total), "{total}");
+        assert!(rows[6].copies >= 1 && rows[0].copies <= 1);
+        // Copies come out as rows.
+        let g = GameState::new(hane_engine::Rules::preset("ttakji").unwrap());
+        let end = Ending { winner: Outcome::Black, margin_black: 1.0, resigned: None };
+        let mut three: Vec<PendingRow> = [0.0, 0.0, 1.5].into_iter().map(pending).collect();
+        weigh_by_surprise(&mut three, 1.0, &mut rng);
+        assert_eq!(super::rows(&g, three, end, 0.0).len(), 3);
     }
 }

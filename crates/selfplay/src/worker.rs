@@ -96,7 +96,8 @@ impl Slot {
         playthrough: bool,
     ) -> Slot {
         let size = game.geo().size();
-        let search = Search::new(game.clone(), shared.cfg.search(size), search_seed);
+        let mut search = Search::new(game.clone(), shared.cfg.search(size), search_seed);
+        search.set_root_policy_temperature(prior_temperature(shared, &game));
         let mut s = Slot {
             name,
             game,
@@ -134,7 +135,9 @@ impl Slot {
         }
         let g = &self.game;
         if self.full {
-            self.rows.push(record::pending_row(g, &self.search.policy_target(), best_move_wdl(&self.search)));
+            let target = self.search.policy_target();
+            let surprise = self.search.policy_surprise(&target);
+            self.rows.push(record::pending_row(g, &target, best_move_wdl(&self.search), surprise));
         }
         let mover = g.to_move();
         if g.phase() == Phase::Start {
@@ -170,10 +173,16 @@ impl Slot {
         if self.game.is_over() {
             return Some(Ending::scored(&self.game));
         }
+        self.search.set_root_policy_temperature(prior_temperature(shared, &self.game));
         self.search.advance(a);
         self.new_budget(shared);
         None
     }
+}
+
+/// The root prior's temperature for the searches of `game`'s next move.
+fn prior_temperature(shared: &Shared, game: &GameState) -> f32 {
+    temperature(game.turns(), shared.cfg.prior_temperature(game.geo().size()))
 }
 
 /// The search's win/draw/loss for the player to move, read at its most visited move
@@ -238,7 +247,8 @@ pub fn work(shared: &Shared, ev: &mut dyn Evaluator<GameState>) {
             match s.move_now(shared) {
                 None => i += 1,
                 Some(end) => {
-                    let s = slots.swap_remove(i);
+                    let mut s = slots.swap_remove(i);
+                    record::weigh_by_surprise(&mut s.rows, shared.cfg.surprise_weight, &mut s.rng);
                     shared.finish(s.name, &s.game, &s.actions, s.rows, end, s.would_resign);
                 }
             }

@@ -6,12 +6,11 @@ use crate::cost::{cheapest, CostWeights};
 use crate::key::{self, History};
 use crate::{file, Book, BookError, Edge, Estimate, FairKomi};
 use hane_engine::{Action, Color, Game, GameState};
+use hane_host::Stop;
 use hane_mcts::{ChildStats, EvalRequest, Evaluator, Search, SearchConfig};
 use hane_solver::{solve_after, SolveOptions};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -199,7 +198,7 @@ impl Builder {
         book: &mut Book,
         factory: &EvaluatorFactory,
         until: u64,
-        stop: &Arc<AtomicBool>,
+        stop: &Stop,
         on: &mut dyn FnMut(&Event),
     ) -> Result<bool, BookError> {
         let clock = Instant::now();
@@ -236,7 +235,7 @@ impl Builder {
                 // Hand out work while threads are free and expansions are due.
                 while busy.len() < threads
                     && book.expansions + (busy.len() as u64) < until
-                    && !stop.load(Ordering::Relaxed)
+                    && !stop.requested()
                 {
                     let Some(i) = self.next(book, &busy) else { break };
                     busy.push(i);
@@ -254,7 +253,7 @@ impl Builder {
                     }
                 }
                 if busy.is_empty() {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.requested() {
                         result = Ok(false);
                     }
                     break;
@@ -310,12 +309,7 @@ impl Builder {
     }
 
     /// One expansion's searches (on an expansion thread); `None` when stopped.
-    fn work(
-        &self,
-        w: Work,
-        ev: &mut Box<dyn Evaluator<GameState>>,
-        stop: &Arc<AtomicBool>,
-    ) -> Option<Outcome> {
+    fn work(&self, w: Work, ev: &mut Box<dyn Evaluator<GameState>>, stop: &Stop) -> Option<Outcome> {
         let s = &self.settings;
         let g = &w.state;
         let legal = legal(g);
@@ -379,13 +373,13 @@ impl Builder {
 
     /// The exact lead of the position after `moves` and the solver's nodes, if the solver
     /// settles it within its budget.
-    fn solve(&self, state: &GameState, moves: &[Action], stop: &Arc<AtomicBool>) -> Option<(f32, u64)> {
+    fn solve(&self, state: &GameState, moves: &[Action], stop: &Stop) -> Option<(f32, u64)> {
         let rules = *state.rules();
         let opts = SolveOptions {
             table_bits: 18,
             node_limit: self.settings.solve_nodes,
             progress_every: u64::MAX,
-            stop: Some(Arc::clone(stop)),
+            stop: stop.clone(),
             ..SolveOptions::default()
         };
         let sol = solve_after(&rules, moves, &opts, &mut |_| {}).ok()?;
@@ -438,7 +432,7 @@ impl Builder {
         visits: u32,
         seed: u64,
         ev: &mut Box<dyn Evaluator<GameState>>,
-        stop: &AtomicBool,
+        stop: &Stop,
         evaluations: &mut u64,
     ) -> Option<Search<GameState>> {
         let s = &self.settings;
@@ -450,7 +444,7 @@ impl Builder {
             let before = search.root_visits();
             search.run(ev, before.saturating_add(step).min(visits), s.batch);
             *evaluations += u64::from(search.root_visits() - before);
-            if stop.load(Ordering::Relaxed) {
+            if stop.requested() {
                 return None;
             }
             if search.root_visits() == before {

@@ -5,10 +5,9 @@
 use hane_book::{Book, BookError, Builder, Event, Settings};
 use hane_engine::GameState;
 use hane_engine::Rules;
+use hane_host::Stop;
 use hane_mcts::{Evaluator, RolloutEvaluator};
 use hane_solver::{solve, SolveOptions};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 fn settings(size: usize, solve_from_ply: u32) -> Settings {
     let mut s = Settings::for_board(size);
@@ -21,7 +20,7 @@ fn settings(size: usize, solve_from_ply: u32) -> Settings {
 }
 
 fn grow(book: &mut Book, s: &Settings, until: u64) -> bool {
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Stop::default();
     let factory = || -> Box<dyn Evaluator<GameState>> { Box::new(RolloutEvaluator::new(3)) };
     Builder::new(s.clone()).run(book, &factory, until, &stop, &mut |_: &Event| {}).unwrap()
 }

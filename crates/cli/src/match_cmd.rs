@@ -21,7 +21,7 @@ use hane_eval::referee::{GameResult, Player};
 use hane_mcts::VISITS;
 use hane_pipeline::match_report::{self, MatchArgs};
 use hane_pipeline::players::{net_note, player};
-use hane_pipeline::Stoppable;
+use hane_pipeline::{Interrupt, Stoppable};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -91,7 +91,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let nets = [&a.a, &a.b].iter().any(|p| p.starts_with("model:"));
     stop::install("before the next move", if nets { Second::Wait } else { Second::Exit })?;
     let stop = stop::stop();
-    let gtp = GtpLimits { timeout: Duration::from_secs_f64(a.gtp_timeout), stop: Some(stop.flag()) };
+    let gtp = GtpLimits { timeout: Duration::from_secs_f64(a.gtp_timeout), stop: stop.clone() };
     for spec in [&a.a, &a.b] {
         if let Some(note) = spec.strip_prefix("model:").and_then(|p| net_note(p.as_ref(), &rules)) {
             errln!("hane: {spec}: {note}");

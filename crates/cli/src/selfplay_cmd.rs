@@ -58,7 +58,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     // A bar of finished games (moves/s and rows in its message) until the run ends or stops.
     let progress = Arc::new(Progress::default());
     let bar = SelfplayBar::start(a.games, progress.clone());
-    let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop::stop().flag());
+    let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop::stop());
     bar.finish();
     let s = result.map_err(Failure::other)?;
     outln!("{s}");

@@ -135,7 +135,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         save: save.clone().map(|path| SaveTo { path, every: Duration::from_secs(a.save_every) }),
         progress_every: 1 << 22,
         node_limit: a.node_limit.unwrap_or(u64::MAX),
-        stop: Some(stop::stop().flag()),
+        stop: stop::stop(),
         values: a.values,
         line: a.line || a.sgf.is_some(),
     };

@@ -1,6 +1,6 @@
 //! One path for SIGINT (Ctrl-C) and SIGTERM in the long commands (`selfplay`, `train`, `loop`,
 //! `match`, `komi`, `solve`): the signal handler only sets a process-wide flag, the work
-//! polls it at safe points ([`hane_pipeline::Stop`]), and the command returns
+//! polls it at safe points ([`hane_host::Stop`]), and the command returns
 //! [`interrupted`], so the process leaves through `main` with exit code 130 (as a shell
 //! reports a job killed by SIGINT, so `a && b` stops after `a`).
 //!
@@ -26,14 +26,14 @@
 use crate::output::errln;
 use crate::Failure;
 use hane_pipeline::Stop;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::LazyLock;
 
 /// What to do after an interrupted run of a resumable command.
 pub const RERUN: &str = "rerun the same command to continue";
 
 /// Set by the first SIGINT or SIGTERM.
-static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(Arc::default);
+static REQUESTED: LazyLock<Stop> = LazyLock::new(Stop::default);
 
 /// What a second signal does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub enum Second {
 pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
     let signals = AtomicU32::new(0);
     ctrlc::set_handler(move || {
-        REQUESTED.store(true, Ordering::SeqCst);
+        REQUESTED.request();
         match (signals.fetch_add(1, Ordering::SeqCst), second) {
             (0, Second::Exit) => errln!("\nstopping {what} (Ctrl-C again to quit now)"),
             (0, Second::Wait) => errln!("\nstopping {what}"),
@@ -68,12 +68,12 @@ pub fn install(what: &'static str, second: Second) -> Result<(), Failure> {
 
 /// Whether a stop was requested.
 pub fn requested() -> bool {
-    REQUESTED.load(Ordering::SeqCst)
+    REQUESTED.requested()
 }
 
 /// The stop the signal handler requests, for the libraries' work.
 pub fn stop() -> Stop {
-    Stop::new(REQUESTED.clone())
+    REQUESTED.clone()
 }
 
 /// The failure of a command that stopped at a safe point: exit code 130, with what to do

@@ -28,8 +28,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
     stop::install("after the training step in flight", Second::Wait)?;
-    let s =
-        train(&cfg, &a.data, &a.out, Some(stop::stop().flag()), &mut print_train).map_err(Failure::other)?;
+    let s = train(&cfg, &a.data, &a.out, stop::stop(), &mut print_train).map_err(Failure::other)?;
     outln!("{s}");
     if s.interrupted {
         return Err(stop::interrupted(RERUN));

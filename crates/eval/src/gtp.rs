@@ -13,15 +13,15 @@
 //! skips destructors).
 
 use hane_engine::range::Allowed;
+use hane_host::Stop;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A failed exchange with an engine.
@@ -75,12 +75,12 @@ pub struct GtpLimits {
     /// The longest wait for one answer.
     pub timeout: Duration,
     /// Once set, ends any wait within [`POLL`] (the process's stop request).
-    pub stop: Option<Arc<AtomicBool>>,
+    pub stop: Stop,
 }
 
 impl Default for GtpLimits {
     fn default() -> GtpLimits {
-        GtpLimits { timeout: DEFAULT_TIMEOUT, stop: None }
+        GtpLimits { timeout: DEFAULT_TIMEOUT, stop: Stop::default() }
     }
 }
 
@@ -304,7 +304,7 @@ fn answer(lines: &Receiver<Line>, limits: &GtpLimits) -> Result<String, NoAnswer
     let deadline = Instant::now() + limits.timeout;
     let (mut response, mut count) = (String::new(), 0);
     loop {
-        if limits.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst)) {
+        if limits.stop.requested() {
             return Err(NoAnswer::Stopped);
         }
         let left = deadline.saturating_duration_since(Instant::now());

@@ -11,12 +11,11 @@
 
 use crate::referee::search_turn;
 use hane_engine::{Action, Game, GameState, PlayError, Rules, Turn, TurnError};
+use hane_host::Stop;
 use hane_mcts::{EvalRequest, Evaluator};
 use hane_solver::{outcome_at, solve_after, SolveError, SolveOptions, TurnValue};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 /// A position with its exact value and the value after each of its legal turns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,7 +54,7 @@ impl ExactPosition {
         rules: &Rules,
         turns: &[Turn],
         nodes: u64,
-        stop: Option<Arc<AtomicBool>>,
+        stop: Stop,
     ) -> Result<Option<ExactPosition>, SolveError> {
         let mut g = GameState::new(*rules);
         let mut actions: Vec<Action> = Vec::new();

@@ -6,13 +6,12 @@
 use hane_eval::arena::{run_match, MatchSettings};
 use hane_eval::gtp::{GtpEngine, GtpError, GtpLimits};
 use hane_eval::referee::{GtpPlayer, SearchPlayer};
+use hane_host::Stop;
 use hane_mcts::UniformEvaluator;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn limits(secs: f64) -> GtpLimits {
-    GtpLimits { timeout: Duration::from_secs_f64(secs), stop: None }
+    GtpLimits { timeout: Duration::from_secs_f64(secs), stop: Stop::default() }
 }
 
 /// The live processes (ids) in process group `group`, read from `/proc` (a zombie is dead:
@@ -88,14 +87,14 @@ fn an_answer_without_its_end_is_bounded() {
 
 #[test]
 fn a_stop_request_ends_a_wait_at_once_and_kills_the_engine() {
-    let stop = Arc::new(AtomicBool::new(false));
-    let limits = GtpLimits { timeout: Duration::from_secs(1000), stop: Some(stop.clone()) };
+    let stop = Stop::default();
+    let limits = GtpLimits { timeout: Duration::from_secs(1000), stop: stop.clone() };
     let mut engine = GtpEngine::spawn_with("sleep 1000", limits).unwrap();
     let group = engine.pid().unwrap();
     let flag = stop.clone();
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
-        flag.store(true, Ordering::SeqCst);
+        flag.request();
     });
     let start = Instant::now();
     assert_eq!(engine.send("genmove b"), Err(GtpError::Stopped));

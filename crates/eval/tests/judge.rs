@@ -5,6 +5,7 @@
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Rules, Turn};
 use hane_eval::judge::{judge, ExactPosition};
+use hane_host::Stop;
 use hane_mcts::{EvalRequest, Evaluation, Evaluator};
 
 /// Up to `n` exact positions of random 3x3 Go games, 2 to 5 turns in.
@@ -25,7 +26,11 @@ fn positions(n: usize) -> Vec<ExactPosition> {
             turns.push(t);
         }
         if !g.is_over() {
-            out.push(ExactPosition::solve(&rules, &turns, 1_000_000, None).unwrap().expect("3x3 solves"));
+            out.push(
+                ExactPosition::solve(&rules, &turns, 1_000_000, Stop::default())
+                    .unwrap()
+                    .expect("3x3 solves"),
+            );
         }
     }
     out
@@ -111,7 +116,7 @@ fn a_player_that_keeps_the_value_scores_one_and_the_worst_what_ties_allow() {
 fn a_budget_too_small_gives_no_position_and_positions_serialise() {
     let rules: Rules = "ttakji,size=4".parse().unwrap();
     let opening = [Turn::Place(GameState::new(rules).geo().parse("B2").unwrap())];
-    assert_eq!(ExactPosition::solve(&rules, &opening, 50, None).unwrap(), None);
+    assert_eq!(ExactPosition::solve(&rules, &opening, 50, Stop::default()).unwrap(), None);
     let list = positions(2);
     let text = serde_json::to_string(&list).unwrap();
     let back: Vec<ExactPosition> = serde_json::from_str(&text).unwrap();
@@ -122,7 +127,7 @@ fn a_budget_too_small_gives_no_position_and_positions_serialise() {
         &rules,
         &[Turn::Place(GameState::new(rules).geo().parse("B2").unwrap())],
         1 << 20,
-        None,
+        Stop::default(),
     )
     .unwrap()
     .unwrap();

@@ -1,8 +1,12 @@
 //! What hane asks of the machine it runs on, in one low home below every other crate (as
 //! ripgrep's `grep-cli` is for ripgrep): the one writer of every file hane keeps ([`file`]:
 //! atomic, links kept links, devices and FIFOs written through) and the CPU time Linux counts
-//! for a process or a thread ([`cpu`], for GTP's `cputime` and the benchmarks). It depends on
-//! nothing, so every crate may use it without an arrow between them.
+//! for a process or a thread ([`cpu`], for GTP's `cputime` and the benchmarks) and the one
+//! request to stop long work ([`Stop`]). It depends on nothing, so every crate may use it
+//! without an arrow between them.
 
 pub mod cpu;
 pub mod file;
+pub mod stop;
+
+pub use stop::Stop;

@@ -3,7 +3,7 @@
 //! prints them (speed targets live in benchmarks, never in tests).
 
 use crate::players::{model_factory, named_factory};
-use crate::Error;
+use crate::{Error, Stop};
 use hane_data::batch::BatchEncoder;
 use hane_engine::playout::{random_light_action, random_playout};
 use hane_engine::range::Allowed;
@@ -13,7 +13,6 @@ use hane_mcts::{EvalRequest, Evaluation, Evaluator, Precision, UniformEvaluator}
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{Progress, SelfplayConfig};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -231,7 +230,7 @@ pub fn selfplay_rates(
         source.factory(rules, batch)?,
         &source.name(),
         Arc::new(Progress::default()),
-        Arc::new(AtomicBool::new(false)),
+        Stop::default(),
     )
     .map_err(Error::Selfplay)?;
     let _ = std::fs::remove_dir_all(&dir);
@@ -386,7 +385,7 @@ pub fn book_rates(
     let mut book = hane_book::Book::new(&rules, "bench");
     let t = Instant::now();
     hane_book::Builder::new(settings)
-        .run(&mut book, &factory, expansions, &Arc::new(AtomicBool::new(false)), &mut |_| {})
+        .run(&mut book, &factory, expansions, &Stop::default(), &mut |_| {})
         .map_err(|e| Error::Input(e.to_string()))?;
     let evals = book.evaluations as f64 / t.elapsed().as_secs_f64();
     let bare = bare_evals(rules, &Source::Model(model.to_path_buf(), precision), batch)?;

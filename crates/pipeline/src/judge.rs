@@ -19,7 +19,7 @@
 //!   `judge-points.png`: the points the turns give away per position, by side to move.
 
 use crate::players::net;
-use crate::{write_file, write_json, Error, Stop};
+use crate::{write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::rng::{mix64, Rng};
 use hane_engine::sgf::SgfGame;
 use hane_engine::Rules;
@@ -247,7 +247,7 @@ fn sample_positions(
         let drawn = sample(&records, sampled.tried, s.seed, min_turn)?;
         if let Some((game, at)) = drawn {
             let turns = &game.turns[..at];
-            let position = ExactPosition::solve(&game.rules, turns, s.nodes, Some(stop.flag()))
+            let position = ExactPosition::solve(&game.rules, turns, s.nodes, stop.clone())
                 .map_err(|e| Error::Input(format!("a self-play record does not replay: {e}")))?;
             // A solve cut short by a stop is not a sample that failed.
             stop.check()?;

@@ -22,7 +22,7 @@
 //! it ([`resume`]) instead of evaluating again.
 
 use crate::players::{net, BoxedEvaluator};
-use crate::{write_file, write_json, Error, Stop};
+use crate::{write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::{Komi, Rules};
 use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
 use hane_eval::logistic::{
@@ -227,7 +227,7 @@ pub fn komi_report(
             if rules.size > 5 {
                 return Err(Error::Input("the exact solver solves boards up to 5x5".into()));
             }
-            let options = SolveOptions { table_bits: 22, stop: Some(stop.flag()), ..SolveOptions::default() };
+            let options = SolveOptions { table_bits: 22, stop: stop.clone(), ..SolveOptions::default() };
             let solution = solve(rules, &options, &mut |_| {});
             stop.check()?;
             Box::new(solution.map_err(|e| fail(&e))?)

@@ -25,5 +25,6 @@ mod stop;
 
 pub use config::{ConfigFile, LoopConfig};
 pub use error::{write_file, write_json, Error};
+pub use hane_host::Stop;
 pub use run::{Event, Run};
-pub use stop::{Stop, Stoppable};
+pub use stop::{Interrupt, Stoppable};

@@ -1,37 +1,27 @@
-//! Stopping long work at safe points: the caller (the binary's signal handler, a test) sets a
-//! shared flag; the work polls it where stopping loses nothing (self-play before each batch
-//! of leaves, the trainer between steps, match games before each move, the komi estimate
-//! before each evaluation) and returns [`Error::Interrupted`].
+//! Stopping the pipeline's work at safe points: the caller (the binary's signal handler, a
+//! test) requests the [`Stop`]; the work polls it where stopping loses nothing (match games
+//! before each move, the komi estimate before each evaluation) and returns
+//! [`Error::Interrupted`] ([`Interrupt`]).
 
 use crate::Error;
 use hane_engine::{GameState, Rules, Turn};
 use hane_eval::gtp::GtpError;
 use hane_eval::referee::Player;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use hane_host::Stop;
 
-/// A request to stop at the next safe point, shared between threads.
-#[derive(Clone, Debug, Default)]
-pub struct Stop(Arc<AtomicBool>);
-
-impl Stop {
-    /// A stop that `flag` requests.
-    pub fn new(flag: Arc<AtomicBool>) -> Stop {
-        Stop(flag)
-    }
-
-    /// Requests the stop.
-    pub fn request(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether a stop was requested.
-    pub fn requested(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-
+/// What the pipeline's work makes of a [`Stop`]: the error it returns once the stop was
+/// requested.
+pub trait Interrupt {
     /// [`Error::Interrupted`] once a stop was requested.
-    pub fn check(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error>;
+
+    /// The error of a game that ended with `e`: [`Error::Interrupted`] when a stop was
+    /// requested (the game was abandoned, see [`Stoppable`]), else [`Error::Game`].
+    fn game_error(&self, e: GtpError) -> Error;
+}
+
+impl Interrupt for Stop {
+    fn check(&self) -> Result<(), Error> {
         if self.requested() {
             Err(Error::Interrupted)
         } else {
@@ -39,14 +29,7 @@ impl Stop {
         }
     }
 
-    /// The flag itself, for the libraries that poll it on their own threads.
-    pub fn flag(&self) -> Arc<AtomicBool> {
-        self.0.clone()
-    }
-
-    /// The error of a game that ended with `e`: [`Error::Interrupted`] when a stop was
-    /// requested (the game was abandoned, see [`Stoppable`]), else [`Error::Game`].
-    pub fn game_error(&self, e: GtpError) -> Error {
+    fn game_error(&self, e: GtpError) -> Error {
         if self.requested() {
             Error::Interrupted
         } else {
@@ -56,7 +39,7 @@ impl Stop {
 }
 
 /// A player that refuses to move once a stop is requested, ending its game with an error
-/// before the next search (see [`Stop::game_error`]).
+/// before the next search (see [`Interrupt::game_error`]).
 pub struct Stoppable<'a> {
     /// The player.
     pub player: &'a mut dyn Player,

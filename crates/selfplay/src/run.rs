@@ -17,10 +17,11 @@ use crate::shared::{Progress, Shared};
 use crate::starts::Starts;
 use crate::worker;
 use hane_engine::range::{Allowed, Invalid};
+use hane_host::Stop;
 use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -142,7 +143,7 @@ pub fn run(
     factory: EvaluatorFactory,
     source: &str,
     progress: Arc<Progress>,
-    stop: Arc<AtomicBool>,
+    stop: Stop,
 ) -> Result<RunSummary, SelfplayError> {
     cfg.validate()?;
     GAMES.check("games", games)?;
@@ -200,7 +201,7 @@ pub fn run(
     if let Some(e) = shared.errors.lock().expect("errors lock").first() {
         return Err(SelfplayError::Record(e.clone()));
     }
-    let interrupted = stop.load(Ordering::Relaxed) || !shared.todo.lock().expect("todo lock").is_empty();
+    let interrupted = stop.requested() || !shared.todo.lock().expect("todo lock").is_empty();
     if !interrupted {
         shared.packs.flush().map_err(|e| SelfplayError::Record(e.0))?;
     }

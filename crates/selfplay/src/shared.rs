@@ -7,9 +7,10 @@ use crate::pack::Packs;
 use crate::record::{self, Ending, PendingRow};
 use hane_data::shard;
 use hane_engine::{Action, Color, GameState, Outcome, Rules};
+use hane_host::Stop;
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Live counters, readable from another thread for a progress display.
@@ -46,7 +47,7 @@ pub struct Shared {
     /// Counters.
     pub progress: Arc<Progress>,
     /// Set to stop starting and playing games.
-    pub stop: Arc<AtomicBool>,
+    pub stop: Stop,
     pub(crate) shards: PathBuf,
     pub(crate) sgfs: PathBuf,
     pub(crate) source: String,
@@ -89,7 +90,7 @@ impl Shared {
         })();
         if let Err(e) = result {
             self.errors.lock().expect("errors lock").push(format!("game {name}: {e}"));
-            self.stop.store(true, Ordering::Relaxed);
+            self.stop.request();
             return;
         }
         let p = &self.progress;

@@ -198,7 +198,7 @@ pub fn work(shared: &Shared, ev: &mut dyn Evaluator<GameState>) {
     let mut requests: Vec<EvalRequest<GameState>> = Vec::new();
     let mut owners: Vec<(usize, LeafId)> = Vec::new();
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stop.requested() {
             return;
         }
         while slots.len() < shared.cfg.games_in_flight {

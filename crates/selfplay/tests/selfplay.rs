@@ -4,11 +4,12 @@
 use hane_data::shard;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Game, Rules};
+use hane_host::Stop;
 use hane_mcts::{RolloutEvaluator, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use hane_selfplay::{run, Progress, RunSummary, SelfplayConfig, SelfplayError};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn tmp(name: &str) -> PathBuf {
@@ -37,7 +38,7 @@ fn uniform() -> EvaluatorFactory {
 
 /// Plays `games` games with the uniform evaluator into `out`.
 fn play_uniform(cfg: &SelfplayConfig, games: u64, out: &Path) -> Result<RunSummary, SelfplayError> {
-    run(cfg, games, out, uniform(), "u", Arc::new(Progress::default()), Arc::new(AtomicBool::new(false)))
+    run(cfg, games, out, uniform(), "u", Arc::new(Progress::default()), Stop::default())
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -57,16 +58,8 @@ fn every_rule_set_plays_complete_games_into_valid_shards() {
     for rules in ["ttakji,size=5", "brainking,size=5", "loose,size=5", "sligo,size=4"] {
         let out = tmp(&rules.replace([',', '='], "_"));
         let cfg = small(rules);
-        let s = run(
-            &cfg,
-            4,
-            &out,
-            uniform(),
-            "uniform",
-            Arc::new(Progress::default()),
-            Arc::new(AtomicBool::new(false)),
-        )
-        .unwrap_or_else(|e| panic!("{rules}: {e}"));
+        let s = run(&cfg, 4, &out, uniform(), "uniform", Arc::new(Progress::default()), Stop::default())
+            .unwrap_or_else(|e| panic!("{rules}: {e}"));
         assert_eq!(s.games, 4, "{rules}");
         assert_eq!(s.results.iter().sum::<u64>(), 4);
         assert!(!s.interrupted);
@@ -101,29 +94,13 @@ fn a_rerun_plays_only_unfinished_games_and_reproduces_them() {
     let out = tmp("resume");
     let cfg = SelfplayConfig { resign_threshold: 0.0, ..small("ttakji,size=5") };
     let factory = || -> EvaluatorFactory { Arc::new(|| Box::new(RolloutEvaluator::new(3))) };
-    let first = run(
-        &cfg,
-        3,
-        &out,
-        factory(),
-        "rollout",
-        Arc::new(Progress::default()),
-        Arc::new(AtomicBool::new(false)),
-    )
-    .unwrap();
+    let first =
+        run(&cfg, 3, &out, factory(), "rollout", Arc::new(Progress::default()), Stop::default()).unwrap();
     assert_eq!((first.games, first.resumed), (3, 0));
     let victim = out.join("sgf").join("g00000001.sgf");
     std::fs::remove_file(&victim).unwrap();
-    let again = run(
-        &cfg,
-        3,
-        &out,
-        factory(),
-        "rollout",
-        Arc::new(Progress::default()),
-        Arc::new(AtomicBool::new(false)),
-    )
-    .unwrap();
+    let again =
+        run(&cfg, 3, &out, factory(), "rollout", Arc::new(Progress::default()), Stop::default()).unwrap();
     assert_eq!((again.games, again.resumed), (1, 2));
     assert_eq!(files(&out.join("sgf"), "sgf").len(), 3);
     // Game 1's randomness depends only on the seed and its number. The rollout evaluator is
@@ -156,16 +133,8 @@ fn each_inference_thread_builds_its_own_evaluator_and_the_games_stay_the_same() 
         built.store(0, Ordering::Relaxed);
         let out = tmp(&format!("inference-{inference_threads}"));
         let cfg = SelfplayConfig { inference_threads, ..small("ttakji,size=5") };
-        let s = run(
-            &cfg,
-            4,
-            &out,
-            counting(&built),
-            "u",
-            Arc::new(Progress::default()),
-            Arc::new(AtomicBool::new(false)),
-        )
-        .unwrap();
+        let s = run(&cfg, 4, &out, counting(&built), "u", Arc::new(Progress::default()), Stop::default())
+            .unwrap();
         assert_eq!(s.games, 4);
         assert_eq!(built.load(Ordering::Relaxed), inference_threads, "one evaluator per inference thread");
         let texts: Vec<String> =

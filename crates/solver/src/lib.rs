@@ -63,10 +63,9 @@ mod table;
 use hane_engine::rules::{Scoring, Variant};
 use hane_engine::KomiDomain;
 use hane_engine::{Action, Color, Game, GameState, Komi, Outcome, PlayError, Rules};
+use hane_host::Stop;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Instant;
 
 pub use checkpoint::{SaveTo, FORMAT_VERSION};
@@ -98,7 +97,7 @@ pub struct SolveOptions {
     /// Give up once this is set (from another thread, e.g. a signal handler), as at the node
     /// limit ([`SolveError::Unfinished`]): it is polled at each progress report and every few
     /// thousand nodes.
-    pub stop: Option<Arc<AtomicBool>>,
+    pub stop: Stop,
     /// Once the value is proved, also prove the value of every first turn, one per class of
     /// turns that the position's symmetries map onto each other ([`Solution::values`]).
     pub values: bool,
@@ -115,7 +114,7 @@ impl Default for SolveOptions {
             save: None,
             progress_every: 1 << 20,
             node_limit: u64::MAX,
-            stop: None,
+            stop: Stop::default(),
             values: false,
             line: false,
         }

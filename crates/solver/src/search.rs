@@ -62,8 +62,7 @@ use super::{final_value, Progress, Prover, SolveError, SolveOptions};
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use hane_host::Stop;
 use std::time::Instant;
 
 /// Plies added to the depth limit when a search ends undecided at the horizon.
@@ -150,7 +149,7 @@ pub(super) struct Search<'a> {
     every: u64,
     node_limit: u64,
     /// [`SolveOptions::stop`], polled at each progress report and every [`STOP_POLL`] nodes.
-    stop: Option<Arc<AtomicBool>>,
+    stop: Stop,
     /// The stop flag was seen set: the search gives up as at the node limit.
     stopped: bool,
     progress: &'a mut dyn FnMut(Progress),
@@ -461,7 +460,7 @@ impl<'a> Search<'a> {
             (self.progress)(self.stats);
         }
         if report || self.stats.nodes % STOP_POLL == 0 {
-            self.stopped |= self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            self.stopped |= self.stop.requested();
             if self.save.as_ref().is_some_and(|s| s.last.elapsed() >= s.to.every) && !self.giving_up() {
                 self.write_save();
             }

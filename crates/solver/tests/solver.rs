@@ -6,11 +6,10 @@
 
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Game, GameState, Komi, Outcome, Rules};
+use hane_host::Stop;
 use hane_solver::{
     minimax, solve, solve_after, solve_guessing, test_at_least, SaveTo, Solution, SolveError, SolveOptions,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 fn rules(s: &str) -> Rules {
     s.parse().unwrap()
@@ -30,13 +29,12 @@ fn solved(r: &str) -> Solution {
 #[test]
 fn a_stop_flag_gives_up_at_the_next_progress_report() {
     // Set from the progress callback here; in `hane solve`, from the signal handler.
-    let stop = Arc::new(AtomicBool::new(false));
-    let options =
-        SolveOptions { table_bits: 16, progress_every: 1000, stop: Some(stop.clone()), ..options(16) };
+    let stop = Stop::default();
+    let options = SolveOptions { table_bits: 16, progress_every: 1000, stop: stop.clone(), ..options(16) };
     let mut reports = 0;
     let result = solve(&rules("ttakji,size=4"), &options, &mut |_| {
         reports += 1;
-        stop.store(true, Ordering::Relaxed);
+        stop.request();
     });
     match result {
         Err(SolveError::Unfinished(p)) => assert!(p.nodes < 3000, "{p:?}"),

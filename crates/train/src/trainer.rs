@@ -35,6 +35,7 @@ use crate::tensorboard::EventWriter;
 use crate::TrainError;
 use hane_data::features::ON_BOARD_PLANE;
 use hane_engine::Rules;
+use hane_host::Stop;
 use hane_nn::checkpoint::{self, Checkpoint, ModelMeta};
 use hane_nn::loss::losses;
 use hane_nn::model::input_tensors;
@@ -43,8 +44,6 @@ use hane_nn::{Boards, NetConfig, Network, NnError, Targets};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Names of the per-step metrics, in the order the training step returns them.
@@ -229,7 +228,7 @@ pub struct Trainer {
     warnings: Vec<String>,
     loader: Option<Loader>,
     events: Option<EventWriter>,
-    stop: Option<Arc<AtomicBool>>,
+    stop: Stop,
 }
 
 impl Trainer {
@@ -273,7 +272,7 @@ impl Trainer {
             warnings,
             loader: None,
             events: None,
-            stop: None,
+            stop: Stop::default(),
         })
     }
 
@@ -323,18 +322,18 @@ impl Trainer {
             warnings,
             loader: None,
             events: None,
-            stop: None,
+            stop: Stop::default(),
         })
     }
 
     /// From now on [`Trainer::train_until`] returns early, between two steps, once `flag` is
     /// set (by a signal handler, say).
-    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) {
-        self.stop = Some(flag);
+    pub fn stop_on(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     fn stop_requested(&self) -> bool {
-        self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+        self.stop.requested()
     }
 
     /// Steps done so far (all runs into this output folder).
@@ -564,14 +563,12 @@ pub fn train(
     cfg: &TrainConfig,
     data_dir: &Path,
     out_dir: &Path,
-    stop: Option<Arc<AtomicBool>>,
+    stop: Stop,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<TrainSummary, TrainError> {
     let started = Instant::now();
     let mut t = Trainer::open(cfg, data_dir, out_dir)?;
-    if let Some(flag) = stop {
-        t.stop_on(flag);
-    }
+    t.stop_on(stop);
     let start_step = t.step;
     let start_samples = t.samples;
     progress(&Progress::Started {

@@ -6,6 +6,7 @@ mod common;
 
 use common::{tiny, Temp};
 use hane_engine::Rules;
+use hane_host::Stop;
 use hane_nn::tch::{Device, Tensor};
 use hane_nn::{Checkpoint, Network};
 use hane_train::synthetic::write_shards;
@@ -80,7 +81,7 @@ impl Drop for Killed {
 /// The child process of the SIGKILL test: trains "forever", checkpointing every 3 steps.
 fn child(dir: &Path) {
     let cfg = TrainConfig { steps: 1_000_000, checkpoint_every: 3, log_every: 1, ..tiny("ttakji,size=5") };
-    train(&cfg, &dir.join("data"), &dir.join("out"), None, &mut |_| {}).unwrap();
+    train(&cfg, &dir.join("data"), &dir.join("out"), Stop::default(), &mut |_| {}).unwrap();
 }
 
 #[test]
@@ -142,7 +143,7 @@ fn resume_after_sigkill() {
     }
     // And training goes on from there.
     let cfg = TrainConfig { steps: last_step + 4, checkpoint_every: 3, ..tiny("ttakji,size=5") };
-    let s = train(&cfg, &tmp.0.join("data"), &out, None, &mut |_| {}).unwrap();
+    let s = train(&cfg, &tmp.0.join("data"), &out, Stop::default(), &mut |_| {}).unwrap();
     assert_eq!((s.start_step, s.step), (last_step, last_step + 4));
     let leftovers: Vec<_> = std::fs::read_dir(out.join("checkpoints"))
         .unwrap()
@@ -168,7 +169,7 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
         v
     };
     let good = TrainConfig { steps: 10, checkpoint_every: 5, keep_checkpoints: 2, ..tiny("ttakji,size=5") };
-    train(&good, &data, &out, None, &mut |_| {}).unwrap();
+    train(&good, &data, &out, Stop::default(), &mut |_| {}).unwrap();
     let kept = ["step-000000005.safetensors", "step-000000010.safetensors"];
     assert_eq!(names(), kept);
 
@@ -188,7 +189,7 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
     ];
     for (checkpoint_every, log_every, at, expect) in cases {
         let cfg = TrainConfig { steps: 30, checkpoint_every, log_every, ..good.clone() };
-        let err = train(&cfg, &data, &out, None, &mut |_| {}).unwrap_err();
+        let err = train(&cfg, &data, &out, Stop::default(), &mut |_| {}).unwrap_err();
         let msg = err.to_string();
         println!("{msg}");
         let TrainError::Diverged { step, last_good, .. } = &err else { panic!("{msg}") };
@@ -207,7 +208,7 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
     std::fs::write(out.join("checkpoints/step-000000020.safetensors"), b"garbage").unwrap();
     let mut warnings = Vec::new();
     let on = TrainConfig { steps: 15, ..good.clone() };
-    train(&on, &data, &out, None, &mut |p| {
+    train(&on, &data, &out, Stop::default(), &mut |p| {
         if let Progress::Warning(w) = p {
             warnings.push(w.clone());
         }

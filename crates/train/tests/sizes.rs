@@ -7,6 +7,7 @@ use common::{tiny, Temp};
 use hane_data::features::{ON_BOARD_PLANE, PLANES};
 use hane_data::shard;
 use hane_engine::{Game, GameState, Rules};
+use hane_host::Stop;
 use hane_mcts::{EvalRequest, Evaluator};
 use hane_nn::{NetConfig, NetEvaluator};
 use hane_train::loader::{Loader, Message};
@@ -92,7 +93,7 @@ fn one_net_fits_data_of_two_sizes_and_refuses_a_size_not_listed() {
         ..tiny("ttakji,size=7")
     };
     let mut logs: Vec<StepLog> = Vec::new();
-    let summary = train(&cfg, &tmp.0.join("data"), &tmp.0.join("out"), None, &mut |p| {
+    let summary = train(&cfg, &tmp.0.join("data"), &tmp.0.join("out"), Stop::default(), &mut |p| {
         if let Progress::Logged(l) = p {
             logs.push(l.clone())
         }
@@ -116,7 +117,8 @@ fn one_net_fits_data_of_two_sizes_and_refuses_a_size_not_listed() {
     assert!(err.contains("on 5x5, 7x7"), "{err}");
     // Without 5 among the sizes the 5x5 shards are a wrong folder.
     let only7 = TrainConfig { sizes: vec![7], steps: 1, ..cfg.clone() };
-    let err = train(&only7, &tmp.0.join("data"), &tmp.0.join("out7"), None, &mut |_| {}).unwrap_err();
+    let err =
+        train(&only7, &tmp.0.join("data"), &tmp.0.join("out7"), Stop::default(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("on board sizes 7"), "{err}");
     for sizes in [vec![9], vec![5]] {
         let bad = TrainConfig { sizes: sizes.clone(), ..cfg.clone() };
@@ -131,7 +133,7 @@ fn a_net_trained_on_a_smaller_board_continues_on_a_bigger_one() {
     write_shards(&tmp.0.join("data/five"), &five, 2, 12, 7).unwrap();
     let small = TrainConfig { steps: 20, checkpoint_every: 10, ..tiny("ttakji,size=5") };
     let out = tmp.0.join("out");
-    let first = train(&small, &tmp.0.join("data/five"), &out, None, &mut |_| {}).unwrap();
+    let first = train(&small, &tmp.0.join("data/five"), &out, Stop::default(), &mut |_| {}).unwrap();
     assert_eq!(first.step, 20);
     write_shards(&tmp.0.join("data/seven"), &seven, 2, 12, 8).unwrap();
     let big = TrainConfig {
@@ -140,12 +142,12 @@ fn a_net_trained_on_a_smaller_board_continues_on_a_bigger_one() {
         steps: 30,
         ..small.clone()
     };
-    let second = train(&big, &tmp.0.join("data"), &out, None, &mut |_| {}).unwrap();
+    let second = train(&big, &tmp.0.join("data"), &out, Stop::default(), &mut |_| {}).unwrap();
     assert_eq!((second.start_step, second.step), (20, 30), "it resumed at the 5x5 net's step");
     let meta = hane_nn::Checkpoint::read(&second.checkpoint.unwrap()).unwrap().meta;
     assert_eq!((meta.net.board_size, meta.sizes), (7, vec![5, 7]));
     // Another game does not continue.
     let loose = TrainConfig { rules: "loose,size=7".parse().unwrap(), sizes: vec![7], steps: 40, ..small };
-    let err = train(&loose, &tmp.0.join("data/seven"), &out, None, &mut |_| {}).unwrap_err();
+    let err = train(&loose, &tmp.0.join("data/seven"), &out, Stop::default(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("plays ttakji"), "{err}");
 }

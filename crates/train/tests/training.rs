@@ -8,6 +8,7 @@ use common::{tiny, Temp};
 use hane_data::shard;
 use hane_engine::rng::Rng;
 use hane_engine::Rules;
+use hane_host::Stop;
 use hane_train::synthetic::{game_rows, write_shards};
 use hane_train::{bench, train, Progress, StepLog, TrainConfig, TrainError};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use std::process::Command;
 
 fn logs(cfg: &TrainConfig, data: &Path, out: &Path) -> (Vec<StepLog>, Vec<String>) {
     let (mut logs, mut warnings) = (Vec::new(), Vec::new());
-    train(cfg, data, out, None, &mut |p| match p {
+    train(cfg, data, out, Stop::default(), &mut |p| match p {
         Progress::Logged(l) => logs.push(l.clone()),
         Progress::Warning(w) => warnings.push(w.clone()),
         _ => {}
@@ -129,7 +130,8 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
         tweak(&mut meta.meta);
         let bytes = reencode(meta);
         shard::write_atomic(&dir.join("zz-foreign.npz"), &bytes).unwrap();
-        let err = train(&cfg, &dir, &tmp.0.join(format!("out{i}")), None, &mut |_| {}).unwrap_err();
+        let err =
+            train(&cfg, &dir, &tmp.0.join(format!("out{i}")), Stop::default(), &mut |_| {}).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, TrainError::Incompatible(..)), "{msg}");
         assert!(msg.contains("zz-foreign.npz") && msg.contains(expect), "{msg}");
@@ -137,15 +139,13 @@ fn corrupt_shards_are_skipped_and_foreign_ones_refused() {
     let empty = tmp.0.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     assert!(matches!(
-        train(&cfg, &empty, &tmp.0.join("out-empty"), None, &mut |_| {}),
+        train(&cfg, &empty, &tmp.0.join("out-empty"), Stop::default(), &mut |_| {}),
         Err(TrainError::NoData(_))
     ));
 }
 
 #[test]
 fn a_trainer_told_to_wait_for_data_starts_when_the_first_shards_come_and_stops_when_asked() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
     use std::time::{Duration, Instant};
     let tmp = Temp::new("waitdata");
     let rules: Rules = "ttakji,size=5".parse().unwrap();
@@ -161,7 +161,7 @@ fn a_trainer_told_to_wait_for_data_starts_when_the_first_shards_come_and_stops_w
         })
     };
     let mut warnings = Vec::new();
-    let s = train(&cfg, &data, &tmp.0.join("out"), None, &mut |p| {
+    let s = train(&cfg, &data, &tmp.0.join("out"), Stop::default(), &mut |p| {
         if let Progress::Warning(w) = p {
             warnings.push(w.clone());
         }
@@ -176,14 +176,14 @@ fn a_trainer_told_to_wait_for_data_starts_when_the_first_shards_come_and_stops_w
     // Waiting on an empty folder, a stop request ends the run at once, with nothing trained.
     let empty = tmp.0.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Stop::default();
     let flag = stop.clone();
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
-        flag.store(true, Ordering::Relaxed);
+        flag.request();
     });
     let t = Instant::now();
-    let s = train(&cfg, &empty, &tmp.0.join("out-empty"), Some(stop), &mut |_| {}).unwrap();
+    let s = train(&cfg, &empty, &tmp.0.join("out-empty"), stop, &mut |_| {}).unwrap();
     stopper.join().unwrap();
     assert_eq!((s.step, s.interrupted, s.checkpoint), (0, true, None));
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());

@@ -150,7 +150,7 @@ pub(super) fn play(
         Anchor::GnuGo(_) => anchor.name(),
     };
     // GNU Go has its default time per move; a stop request ends a wait for it at once.
-    let gtp = GtpLimits { stop: Some(stop.flag()), ..GtpLimits::default() };
+    let gtp = GtpLimits { stop: stop.clone(), ..GtpLimits::default() };
     let players = || -> Result<PlayerPair, Error> {
         let me = SearchPlayer {
             evaluator: net(&run_dir.join(best), &rules, cx.cfg.selfplay.precision)?,

@@ -5,7 +5,7 @@
 //! abandons the games in flight before their next move ([`Stoppable`]); finished games stay
 //! saved.
 
-use crate::{write_json, Error, Stop, Stoppable};
+use crate::{write_json, Error, Interrupt, Stop, Stoppable};
 use hane_engine::Rules;
 use hane_eval::arena::{play_match_game, tally, MatchSettings};
 use hane_eval::elo::Wdl;

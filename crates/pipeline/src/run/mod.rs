@@ -52,7 +52,7 @@ use crate::config::{self, ConfigFile, SizePlan};
 use crate::judge::{judge_run, JudgeEvent, JudgeSettings};
 use crate::komi::{komi_report, KomiProgress, KomiReport, KomiSettings, Method};
 use crate::players::{model_factory, net, BoxedEvaluator};
-use crate::{write_file, write_json, Error, Stop};
+use crate::{write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::Rules;
 use hane_eval::arena::MatchSettings;
 use hane_eval::elo::Wdl;
@@ -561,7 +561,7 @@ fn selfplay(
     let games = plan.games;
     let progress = Arc::new(hane_selfplay::Progress::default());
     on(Event::Selfplay { games, progress: progress.clone() });
-    let s = hane_selfplay::run(&sp, games, &out, fac, player, progress, cx.stop.flag());
+    let s = hane_selfplay::run(&sp, games, &out, fac, player, progress, cx.stop.clone());
     on(Event::Done);
     let s = s.map_err(Error::Selfplay)?;
     if s.interrupted {
@@ -605,7 +605,7 @@ fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> R
     tc.seed ^= cfg.seed << 32;
     let (data, out) = (run_dir.join("selfplay"), run_dir.join("train"));
     on(Event::Training { steps: tc.steps });
-    let s = hane_train::train(&tc, &data, &out, Some(cx.stop.flag()), &mut |p| on(Event::Train(p)));
+    let s = hane_train::train(&tc, &data, &out, cx.stop.clone(), &mut |p| on(Event::Train(p)));
     on(Event::Done);
     let s = s?;
     if s.interrupted {

@@ -13,16 +13,14 @@ use crate::key::{self, ply};
 use crate::{Backed, Book, Edge, Estimate, Node};
 use hane_engine::symmetry::Symmetry;
 use hane_engine::{Action, Rules};
+use hane_host::read::{self, ReadError};
+use hane_host::Stop;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The layout's version; files of another are refused.
 pub const FORMAT_VERSION: u32 = 1;
-
-/// The largest book file read (1 GiB).
-pub const MAX_BYTES: u64 = 1 << 30;
 
 /// What a book is of: a file whose header differs is another book.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -144,21 +142,12 @@ pub fn save(book: &Book, path: &Path) -> Result<(), BookError> {
 /// `None`); `Ok(None)` when there is no file.
 pub fn load(path: &Path, header: Option<&Header>) -> Result<Option<Book>, BookError> {
     let damaged = |why: String| BookError::Damaged(path.into(), why);
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(BookError::Io(path.into(), e)),
+    let bytes = match read::read(path, read::BOOK, &Stop::default()) {
+        Ok(b) => b,
+        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(ReadError::Io(p, e)) => return Err(BookError::Io(p, e)),
+        Err(e) => return Err(damaged(e.why())),
     };
-    if !meta.is_file() {
-        return Err(damaged("not a regular file".into()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| BookError::Io(path.into(), e))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(damaged(format!("larger than the limit of {MAX_BYTES} bytes")));
-    }
     let nl = bytes.iter().position(|&b| b == b'\n').ok_or_else(|| damaged("no header line".into()))?;
     let head =
         std::str::from_utf8(&bytes[..nl]).map_err(|_| damaged("the header line is not text".into()))?;
@@ -278,9 +267,10 @@ fn rebuild(rules: Rules, header: &Header, stored: Stored) -> Result<Book, String
 /// The name a book keeps of the net in the checkpoint at `path`: the file's name and the
 /// CRC-32 of its bytes, so a retrained net under the same name is another net.
 pub fn net_id(path: &Path) -> Result<String, BookError> {
-    let io = |e| BookError::Io(path.into(), e);
-    let mut bytes = Vec::new();
-    std::fs::File::open(path).and_then(|f| f.take(8 << 30).read_to_end(&mut bytes)).map_err(io)?;
+    let bytes = read::read(path, read::CHECKPOINT, &Stop::default()).map_err(|e| match e {
+        ReadError::Io(p, e) => BookError::Io(p, e),
+        other => BookError::Damaged(path.into(), other.why()),
+    })?;
     let mut crc = flate2::Crc::new();
     crc.update(&bytes);
     let name =

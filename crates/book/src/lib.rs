@@ -32,7 +32,7 @@ mod values;
 
 pub use cost::CostWeights;
 pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
-pub use file::{net_id, BookError, Header, FORMAT_VERSION, MAX_BYTES};
+pub use file::{net_id, BookError, Header, FORMAT_VERSION};
 pub use values::Backed;
 
 use hane_engine::symmetry::Symmetry;

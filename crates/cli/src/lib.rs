@@ -11,6 +11,10 @@
 //! standard output that cannot be written (a full disk, a closed pipe) is a failure with exit
 //! code 1, and one of standard error is ignored (see the `output` module).
 
+// Every note goes through a writer that survives a closed or full stream (`cli::output`,
+// the GTP engine's own), never through the printing macros, which panic there.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 pub mod analysis_cmd;
 pub mod bench;
 pub mod book_cmd;

@@ -1,6 +1,10 @@
 //! `hane`: the commands that need no net run here, without libtorch, so they start at once;
 //! every other command is handed over to `hane-torch` (see the `hane_cli` crate docs).
 
+// Every note goes through a writer that survives a closed or full stream (`cli::output`,
+// the GTP engine's own), never through the printing macros, which panic there.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 use clap::{CommandFactory, Parser};
 use hane_cli::analysis_cmd::katago_argv;
 use hane_cli::handover::hand_over;

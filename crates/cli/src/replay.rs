@@ -5,6 +5,8 @@ use crate::rules_args::RulesArgs;
 use crate::Failure;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Game, GameState, Turn};
+use hane_host::read;
+use hane_host::Stop;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.
@@ -31,8 +33,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
 }
 
 fn from_sgf(path: &Path) -> Result<GameState, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        read::read_text(path, read::SGF, &Stop::default()).map_err(|e| Failure::input(e.to_string()))?;
     let game = SgfGame::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     game.replay().map_err(|e| Failure::input(format!("{}: {e}", path.display())))
 }

@@ -159,13 +159,12 @@ fn a_net_plays_its_own_rules_only() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains(m) && err.contains("not a valid checkpoint"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    // A checkpoint that cannot be read is a failure of the work (exit 1), not bad input, and
-    // says what the system said.
+    // A folder where a checkpoint is named is bad input, and the message says what it is.
     std::fs::remove_file(&model).unwrap();
     std::fs::create_dir(&model).unwrap();
     let (code, err) = run("ttakji,size=5");
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains(m) && err.contains("os error 21"), "the cause, EISDIR: {err}");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(m) && err.contains("is a folder, and a checkpoint must be a regular file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -34,6 +34,7 @@ use crate::features::{ENCODER_VERSION, GLOBALS, KOMI_GLOBAL, KOMI_SCALE, PLANES}
 use crate::npz::{self, Array, Compression, Crc32, Dtype};
 use hane_engine::rules::MoveCap;
 use hane_engine::{Komi, PolicyLayout, Rules};
+use hane_host::read::{self, ReadError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -354,26 +355,15 @@ pub fn read_again(path: &Path) -> Result<Shard, ShardError> {
     read_checked(path, false)
 }
 
-/// Opens `path` for reading if it is a regular file (or a link to one). Anything else is
-/// refused unopened: opening a FIFO blocks until a writer comes, for ever if none does, and a
-/// device may never end. The type is checked again on the open file, in case the path was
-/// replaced in between.
+/// Opens `path` for reading if it is a regular file (or a link to one) within
+/// [`read::SHARD`]'s limit ([`read::open_regular`]). Anything else is refused unopened:
+/// opening a FIFO blocks until a writer comes, for ever if none does, and a device may never
+/// end.
 fn open_regular(path: &Path) -> Result<std::fs::File, ShardError> {
-    let io = |e| ShardError::Io(path.to_path_buf(), e);
-    let not_regular = |t: std::fs::FileType| {
-        let what = if t.is_dir() { "a folder" } else { "not a regular file (a FIFO, socket or device)" };
-        ShardError::Corrupt(path.to_path_buf(), what.into())
-    };
-    let t = std::fs::metadata(path).map_err(io)?.file_type();
-    if !t.is_file() {
-        return Err(not_regular(t));
-    }
-    let file = std::fs::File::open(path).map_err(io)?;
-    let t = file.metadata().map_err(io)?.file_type();
-    if !t.is_file() {
-        return Err(not_regular(t));
-    }
-    Ok(file)
+    read::open_regular(path, read::SHARD).map_err(|e| match e {
+        ReadError::Io(p, e) => ShardError::Io(p, e),
+        other => ShardError::Corrupt(path.to_path_buf(), other.why()),
+    })
 }
 
 fn read_checked(path: &Path, verify: bool) -> Result<Shard, ShardError> {
@@ -666,10 +656,18 @@ mod tests {
         // Opening the FIFO would block: no writer ever comes.
         for e in [read(&fifo).unwrap_err(), read_again(&fifo).unwrap_err(), read_meta(&fifo).unwrap_err()] {
             let msg = e.to_string();
-            assert!(msg.ends_with("x.npz: not a valid shard: not a regular file (a FIFO, socket or device)"));
+            assert!(
+                msg.ends_with(
+                    "x.npz: not a valid shard: is a FIFO or pipe, and a shard must be a regular file"
+                ),
+                "{msg}"
+            );
         }
         let e = read(&dir.join("d.npz")).unwrap_err().to_string();
-        assert!(e.ends_with("d.npz: not a valid shard: a folder"), "{e}");
+        assert!(
+            e.ends_with("d.npz: not a valid shard: is a folder, and a shard must be a regular file"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

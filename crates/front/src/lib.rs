@@ -8,6 +8,10 @@
 //! without libtorch, and every front-end is served from any reader to any writer
 //! (`gtp::serve`, `analysis::serve`, `play::play`), in-process.
 
+// Every note goes through a writer that survives a closed or full stream (`cli::output`,
+// the GTP engine's own), never through the printing macros, which panic there.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 pub mod analysis;
 pub mod brain;
 pub mod candidates;

@@ -45,10 +45,14 @@ pub fn write_atomic_with(
     }
 }
 
-/// What a file that [`write_atomic`] refuses is, in words.
-fn kind(t: std::fs::FileType) -> &'static str {
+/// What a file that is not regular is, in words, for messages.
+pub(crate) fn kind(t: std::fs::FileType) -> &'static str {
     if t.is_dir() {
         "a folder"
+    } else if t.is_fifo() {
+        "a FIFO or pipe"
+    } else if t.is_char_device() {
+        "a character device"
     } else if t.is_block_device() {
         "a block device"
     } else if t.is_socket() {

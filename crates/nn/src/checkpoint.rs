@@ -25,6 +25,8 @@ use hane_data::features::ENCODER_VERSION;
 use hane_data::npz::Crc32;
 use hane_engine::range::Invalid;
 use hane_engine::{PolicyLayout, Rules};
+use hane_host::read::{self, ReadError};
+use hane_host::Stop;
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -52,9 +54,6 @@ pub const META_KEY: &str = "hane";
 pub const CHECKSUM_KEY: &str = "hane_crc32";
 /// Prefix of tensors that belong to the trainer, not the network.
 pub const OPTIMIZER_PREFIX: &str = "optimizer.";
-/// Largest file accepted (a b64c512 net with optimizer state is well below).
-const MAX_FILE_BYTES: u64 = 8 << 30;
-
 /// What a checkpoint says about its network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -227,11 +226,10 @@ impl Checkpoint {
     pub fn read(path: &Path) -> Result<Checkpoint, NnError> {
         let io = |e| NnError::Io(path.to_path_buf(), e);
         let bad = |m: String| NnError::Corrupt(path.to_path_buf(), m);
-        let len = std::fs::metadata(path).map_err(io)?.len();
-        if len > MAX_FILE_BYTES {
-            return Err(bad(format!("{len} bytes is too large for a checkpoint")));
-        }
-        let buf = std::fs::read(path).map_err(io)?;
+        let buf = read::read(path, read::CHECKPOINT, &Stop::default()).map_err(|e| match e {
+            ReadError::Io(_, e) => io(e),
+            other => bad(other.why()),
+        })?;
         let st = SafeTensors::deserialize(&buf).map_err(|e| bad(format!("not a safetensors file: {e:?}")))?;
         let (_, header) = SafeTensors::read_metadata(&buf).map_err(|e| bad(format!("{e:?}")))?;
         let mut extra: BTreeMap<String, String> =

@@ -10,7 +10,7 @@
 //! Every number's allowed values are declared once, as a constant its doc comment links to,
 //! and checked at load, so no typo reaches an allocation, a thread count or a loop bound:
 //! ranges stop far beyond what a big machine would use, and NaN or infinity is never allowed.
-//! A file is read with a size cap ([`MAX_CONFIG_BYTES`]), so a wrong path such as `/dev/zero`
+//! A file is read with a size cap ([`read::CONFIG`]), so a wrong path such as `/dev/zero`
 //! fails at once.
 
 use crate::Error;
@@ -18,15 +18,12 @@ use hane_engine::range::{Allowed, Invalid, FRACTION, TURNS};
 use hane_engine::Rules;
 use hane_eval::arena::MATCH_GAMES;
 use hane_eval::gtp::GNUGO_LEVELS;
+use hane_host::read;
+use hane_host::Stop;
 use hane_mcts::{MAX_VISITS, VISITS};
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
-use std::fmt::Display;
-use std::io::Read;
 use std::path::Path;
-
-/// The largest config file read: the shipped ones are a few kilobytes.
-pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// What `generations` and `anchor_every` allow.
 pub const GENERATIONS: Allowed<u32> = Allowed::closed(1, 100_000);
@@ -293,16 +290,12 @@ impl ConfigFile {
 }
 
 /// The text of a config file, refused ([`Error::Input`]) when it cannot be read, is not UTF-8 or
-/// is larger than [`MAX_CONFIG_BYTES`]; no more than that is ever read.
+/// is larger than [`read::CONFIG`] allows; no more than that is ever read. It may be a pipe
+/// (`--config <(...)`): the commands read their config before they install their signal
+/// handler, so Ctrl-C during a wait for a FIFO's writer ends the process at once.
 pub fn read_text(path: &Path) -> Result<String, Error> {
-    let refuse = |e: &dyn Display| Error::Input(format!("cannot read config {}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(|e| refuse(&e))?;
-    let mut text = String::new();
-    file.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text).map_err(|e| refuse(&e))?;
-    if text.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(refuse(&format!("larger than {MAX_CONFIG_BYTES} bytes")));
-    }
-    Ok(text)
+    read::read_text(path, read::CONFIG, &Stop::default())
+        .map_err(|e| Error::Input(format!("cannot read config: {e}")))
 }
 
 /// Reads and validates a config file.

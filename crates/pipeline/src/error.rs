@@ -5,6 +5,7 @@ use crate::net_rules::LoadError;
 use hane_data::shard::ShardError;
 use hane_engine::range::Invalid;
 use hane_eval::gtp::GtpError;
+use hane_host::read::{self, ReadError};
 use hane_nn::NnError;
 use hane_selfplay::SelfplayError;
 use hane_train::TrainError;
@@ -97,6 +98,28 @@ impl std::error::Error for Error {
 impl From<Invalid> for Error {
     fn from(e: Invalid) -> Error {
         Error::Input(e.0)
+    }
+}
+
+impl From<ReadError> for Error {
+    /// A file that is there but may not be read (too large, not text, not a regular file)
+    /// is bad input; a stop while waiting for a pipe is [`Error::Interrupted`].
+    fn from(e: ReadError) -> Error {
+        match e {
+            ReadError::Io(path, source) => Error::Io { path, source },
+            ReadError::Stopped(_) => Error::Interrupted,
+            other => Error::Input(other.to_string()),
+        }
+    }
+}
+
+/// The text of `path`, one of hane's own JSON reports or state files ([`read::REPORT`]: a
+/// regular file within its limit), or `None` when there is no such file.
+pub fn read_report(path: &Path) -> Result<Option<String>, Error> {
+    match read::read_text(path, read::REPORT, &hane_host::Stop::default()) {
+        Ok(text) => Ok(Some(text)),
+        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 

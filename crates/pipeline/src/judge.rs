@@ -19,11 +19,12 @@
 //!   `judge-points.png`: the points the turns give away per position, by side to move.
 
 use crate::players::net;
-use crate::{write_file, write_json, Error, Interrupt, Stop};
+use crate::{read_report, write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::rng::{mix64, Rng};
 use hane_engine::sgf::SgfGame;
 use hane_engine::Rules;
 use hane_eval::judge::{judge, Accuracy, ExactPosition};
+use hane_host::read;
 use hane_plot::{Chart, Series};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -138,11 +139,10 @@ impl std::fmt::Display for JudgeEvent {
 /// Reads a JSON file of the judge's, or the default if there is none.
 fn read_or_default<T: Default + for<'de> Deserialize<'de>>(path: &Path) -> Result<T, Error> {
     // Bytes that are not UTF-8 are damage like any other: bad input, not an I/O error.
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
+    match read_report(path)? {
+        Some(text) => serde_json::from_str(&text)
             .map_err(|e| Error::Input(format!("{}: not a file of hane judge's: {e}", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
-        Err(e) => Err(Error::io(path, e)),
+        None => Ok(T::default()),
     }
 }
 
@@ -180,9 +180,7 @@ fn records(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The record at `path`.
 fn read_record(path: &Path) -> Result<SgfGame, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| Error::Input(format!("{}: not an SGF record: not UTF-8 ({e})", path.display())))?;
+    let text = read::read_text(path, read::RECORD, &Stop::default())?;
     SgfGame::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 

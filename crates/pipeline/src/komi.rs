@@ -22,7 +22,7 @@
 //! it ([`resume`]) instead of evaluating again.
 
 use crate::players::{net, BoxedEvaluator};
-use crate::{write_file, write_json, Error, Interrupt, Stop};
+use crate::{read_report, write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::{Komi, Rules};
 use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
 use hane_eval::logistic::{
@@ -190,7 +190,7 @@ pub fn save_partial(dir: &Path, args: &KomiArgs, progress: &KomiProgress) -> Res
 /// arguments is refused as bad input.
 pub fn resume(dir: &Path, args: &KomiArgs) -> Result<KomiProgress, Error> {
     let file = dir.join("komi.json");
-    let Ok(text) = std::fs::read_to_string(&file) else { return Ok(KomiProgress::default()) };
+    let Some(text) = read_report(&file)? else { return Ok(KomiProgress::default()) };
     let partial = serde_json::from_str::<serde_json::Value>(&text).ok().is_some_and(|v| v["partial"] == true);
     if !partial {
         return Ok(KomiProgress::default());

@@ -24,7 +24,7 @@ pub mod run;
 mod stop;
 
 pub use config::{ConfigFile, LoopConfig};
-pub use error::{write_file, write_json, Error};
+pub use error::{read_report, write_file, write_json, Error};
 pub use hane_host::Stop;
 pub use run::{Event, Run};
 pub use stop::{Interrupt, Stoppable};

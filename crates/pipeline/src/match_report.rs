@@ -4,7 +4,7 @@
 //! and the same file reads them back and plays only the games still missing. A file of other
 //! arguments is refused rather than mixed in: its games were another match's.
 
-use crate::{write_json, Error};
+use crate::{read_report, write_json, Error};
 use hane_eval::arena::MatchReport;
 use hane_eval::referee::GameResult;
 use serde::{Deserialize, Serialize};
@@ -54,11 +54,7 @@ pub fn resume(file: &Path, args: &MatchArgs) -> Result<Vec<GameResult>, Error> {
         Ok(m) if !m.is_file() => return Ok(Vec::new()),
         _ => {}
     }
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(file, e)),
-    };
+    let Some(text) = read_report(file)? else { return Ok(Vec::new()) };
     let shown = file.display();
     let saved: Resumed = serde_json::from_str(&text).map_err(|e| {
         Error::Input(format!("{shown}: not a match report to resume ({e}); remove it or give another --json"))

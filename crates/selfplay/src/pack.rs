@@ -22,6 +22,8 @@
 
 use crate::name::GameName;
 use hane_data::shard::{self, write_atomic};
+use hane_host::read;
+use hane_host::Stop;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -83,6 +85,11 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("{}: {e}", path.display())
 }
 
+/// The text of a game record of this run's ([`read::RECORD`]: a regular file within its limit).
+fn read_record(path: &Path) -> Result<String, String> {
+    read::read_text(path, read::RECORD, &Stop::default()).map_err(|e| e.to_string())
+}
+
 /// Removes `path` if it exists.
 fn remove(path: &Path) -> Result<(), String> {
     match std::fs::remove_file(path) {
@@ -121,7 +128,7 @@ impl Packs {
             let Some(n) = pack_number(&p) else { continue };
             committed.insert(n);
             w.next = w.next.max(n + 1);
-            let text = std::fs::read_to_string(&p).map_err(io(&p))?;
+            let text = read_record(&p)?;
             for name in collection_names(&text) {
                 remove(&shards.join(format!("{name}.npz")))?;
                 remove(&sgfs.join(format!("{name}.sgf")))?;
@@ -214,7 +221,7 @@ impl Packs {
                 parts.push((g.to_string(), shard::read(&path).map_err(|e| e.to_string())?));
             }
             let path = self.sgfs.join(format!("{g}.sgf"));
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let text = read_record(&path)?;
             let body =
                 text.trim().strip_prefix("(;").ok_or(format!("{}: not an SGF game", path.display()))?;
             sgf.push_str(&format!("(;GN[{g}]{body}\n"));

@@ -10,12 +10,10 @@
 //! with the position named otherwise.
 
 use hane_engine::{Action, Game, GameState, Rules};
+use hane_host::read;
+use hane_host::Stop;
 use serde::{Deserialize, Serialize};
-use std::io::Read;
 use std::path::Path;
-
-/// The largest start-position file read.
-pub const MAX_BYTES: u64 = 64 << 20;
 
 /// The share of the root's prior a start position's hint gets in its first search
 /// ([`hane_mcts::Search::set_root_hint`]).
@@ -62,17 +60,7 @@ impl Starts {
     /// Reads and checks the start positions at `path` for `rules`.
     pub fn read(path: &Path, rules: &Rules) -> Result<Starts, String> {
         let at = |why: String| format!("start positions {}: {why}", path.display());
-        let meta = std::fs::metadata(path).map_err(|e| at(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(at("not a regular file".into()));
-        }
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_BYTES + 1).read_to_string(&mut text))
-            .map_err(|e| at(e.to_string()))?;
-        if text.len() as u64 > MAX_BYTES {
-            return Err(at(format!("larger than the limit of {MAX_BYTES} bytes")));
-        }
+        let text = read::read_text(path, read::REPORT, &Stop::default()).map_err(|e| at(e.to_string()))?;
         let file: StartPositions = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
         Starts::check(&file, rules).map_err(at)
     }

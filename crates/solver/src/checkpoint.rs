@@ -13,6 +13,7 @@
 //! used.
 
 use super::table::{Entry, Table, ENTRY_BYTES};
+use hane_host::read::{self, ReadError};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -152,9 +153,9 @@ pub(super) fn load(
     actions: usize,
     mut table: Option<&mut Table>,
 ) -> Result<Option<Root>, String> {
-    let file = match File::open(path) {
+    let file = match read::open_regular(path, read::SOLVER_SAVE) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read the saved solve: {e}")),
     };
     let len = file.metadata().map_err(|e| format!("cannot read the saved solve: {e}"))?.len();

@@ -19,7 +19,8 @@
 //! # fn main() -> Result<(), hane_train::TrainError> {
 //! let cfg = hane_train::TrainConfig::default(); // or the `[train]` table of a config file
 //! let (data, out) = (Path::new("run/shards"), Path::new("run/train"));
-//! let summary = hane_train::train(&cfg, data, out, None, &mut |p| {
+//! let stop = hane_host::Stop::default(); // requested by a signal handler, to end after a step
+//! let summary = hane_train::train(&cfg, data, out, stop, &mut |p| {
 //!     if let hane_train::Progress::Logged(l) = p {
 //!         eprintln!("step {} loss {:.3}", l.step, l.get("loss/total").unwrap_or(f64::NAN));
 //!     }

@@ -2,6 +2,10 @@
 //! commands it does not run itself (see the `hane_cli` crate docs); it can also be run
 //! directly.
 
+// Every note goes through a writer that survives a closed or full stream (`cli::output`,
+// the GTP engine's own), never through the printing macros, which panic there.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 use clap::{Parser, Subcommand};
 use hane_cli::analysis_cmd::katago_argv;
 use hane_cli::light::Light;

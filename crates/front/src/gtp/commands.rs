@@ -12,6 +12,9 @@ use super::{
 use hane_engine::rules::{Komi, Variant};
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Color, Game, Rules, Turn};
+use hane_host::read;
+use hane_host::Stop;
+use std::path::Path;
 
 /// What a command's response is.
 pub type Response = Result<Option<String>, String>;
@@ -283,7 +286,11 @@ fn loadsgf(e: &mut Engine, _: &str, args: &[&str]) -> Response {
         [path, m] => (path, Some(m.parse::<usize>().map_err(|_| "syntax error: bad move number")?)),
         _ => return Err(format!("syntax error: expected 1 or 2 arguments, got {}", args.len())),
     };
-    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot load file: {err}"))?;
+    // The engine answers one command at a time: a FIFO nobody writes to would hold it for
+    // ever, so loadsgf reads regular files only.
+    let kind = read::Kind { streams: false, ..read::SGF };
+    let text = read::read_text(Path::new(path), kind, &Stop::default())
+        .map_err(|err| format!("cannot load file: {err}"))?;
     let sgf = SgfGame::parse(&text).map_err(|err| err.to_string())?;
     e.note_rules(&sgf.rules)?;
     let mut game = sgf.start().map_err(|err| err.to_string())?;

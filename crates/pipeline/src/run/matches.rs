@@ -5,7 +5,7 @@
 //! abandons the games in flight before their next move ([`Stoppable`]); finished games stay
 //! saved.
 
-use crate::{write_json, Error, Interrupt, Stop, Stoppable};
+use crate::{read_report, write_json, Error, Interrupt, Stop, Stoppable};
 use hane_engine::Rules;
 use hane_eval::arena::{play_match_game, tally, MatchSettings};
 use hane_eval::elo::Wdl;
@@ -121,10 +121,10 @@ pub fn play_parallel(
 
 /// The games saved in `file` (none when it does not exist) and the first player's results.
 fn load(file: &Path) -> Result<(Vec<GameResult>, Wdl), Error> {
-    let games: Vec<GameResult> = match std::fs::read_to_string(file) {
-        Ok(t) => serde_json::from_str(&t)
+    let games: Vec<GameResult> = match read_report(file)? {
+        Some(t) => serde_json::from_str(&t)
             .map_err(|e| Error::Input(format!("{} is damaged: {e}", file.display())))?,
-        Err(_) => Vec::new(),
+        None => Vec::new(),
     };
     let mut w = Wdl::default();
     for (i, r) in games.iter().enumerate() {

@@ -58,6 +58,7 @@ use hane_eval::arena::MatchSettings;
 use hane_eval::elo::Wdl;
 use hane_eval::gate::{Decision, WinRateGate};
 use hane_eval::referee::SearchPlayer;
+use hane_host::read;
 use hane_mcts::{Precision, UniformEvaluator};
 use hane_selfplay::server::EvaluatorFactory;
 use matches::MatchFile;
@@ -614,7 +615,7 @@ fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> R
     let missing = || std::io::Error::new(std::io::ErrorKind::NotFound, "the trainer wrote no checkpoint");
     let ckpt = s.checkpoint.ok_or_else(|| Error::io(&out, missing()))?;
     let candidate = format!("models/{}.safetensors", gen_name(g));
-    let bytes = std::fs::read(&ckpt).map_err(|e| Error::io(&ckpt, e))?;
+    let bytes = read::read(&ckpt, read::CHECKPOINT, cx.stop)?;
     let models = run_dir.join("models");
     std::fs::create_dir_all(&models).map_err(|e| Error::io(&models, e))?;
     write_file(&run_dir.join(&candidate), &bytes)?;

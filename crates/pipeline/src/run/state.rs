@@ -2,7 +2,7 @@
 //! every phase) so that a rerun continues where the run stopped.
 
 use crate::komi::KomiReport;
-use crate::{write_json, Error};
+use crate::{read_report, write_json, Error};
 use hane_eval::elo::{self, Pairing, Rating, Wdl};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -175,10 +175,9 @@ impl RunState {
     /// Reads `state.json` from a run folder, or starts a new state.
     pub fn load(dir: &Path, rules: &str) -> Result<RunState, Error> {
         let path = dir.join("state.json");
-        if !path.exists() {
+        let Some(text) = read_report(&path)? else {
             return Ok(RunState { rules: rules.into(), generations: Vec::new() });
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        };
         let s: RunState = serde_json::from_str(&text)
             .map_err(|e| Error::Input(format!("{} is damaged: {e}", path.display())))?;
         if s.rules != rules {

@@ -33,8 +33,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
 }
 
 fn from_sgf(path: &Path) -> Result<GameState, Failure> {
-    let text =
-        read::read_text(path, read::SGF, &Stop::default()).map_err(|e| Failure::input(e.to_string()))?;
+    let text = read::read_text(path, read::SGF, &Stop::default())
+        .map_err(|e| Failure::input(format!("cannot read {e}")))?;
     let game = SgfGame::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     game.replay().map_err(|e| Failure::input(format!("{}: {e}", path.display())))
 }

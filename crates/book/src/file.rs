@@ -144,7 +144,7 @@ pub fn load(path: &Path, header: Option<&Header>) -> Result<Option<Book>, BookEr
     let damaged = |why: String| BookError::Damaged(path.into(), why);
     let bytes = match read::read(path, read::BOOK, &Stop::default()) {
         Ok(b) => b,
-        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_missing() => return Ok(None),
         Err(ReadError::Io(p, e)) => return Err(BookError::Io(p, e)),
         Err(e) => return Err(damaged(e.why())),
     };

@@ -66,18 +66,12 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    /// Whether the file's contents (or what the path is) are at fault, rather than the
-    /// machine: bad input, exit code 2 in the binary.
-    pub fn is_bad_input(&self) -> bool {
-        match self {
-            ReadError::Io(_, e) => e.kind() == std::io::ErrorKind::InvalidData,
-            ReadError::NotAFile(..) | ReadError::TooLarge(..) | ReadError::NotText(..) => true,
-            ReadError::Stopped(_) => false,
-        }
+    /// Whether there is no file at the path (a resumable run's files before their first
+    /// write).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, ReadError::Io(_, e) if e.kind() == std::io::ErrorKind::NotFound)
     }
-}
 
-impl ReadError {
     /// What went wrong, without the path (for messages that name it already).
     pub fn why(&self) -> String {
         match self {
@@ -118,10 +112,9 @@ pub fn read(path: &Path, kind: Kind, stop: &Stop) -> Result<Vec<u8>, ReadError> 
         let file = open_regular(path, kind)?;
         return read_bounded(file, path, kind);
     }
-    let is = crate::file::kind(meta.file_type());
     let ft = meta.file_type();
     if !kind.streams || !(ft.is_fifo() || ft.is_char_device()) {
-        return Err(ReadError::NotAFile(path.into(), is, kind));
+        return Err(ReadError::NotAFile(path.into(), crate::file::kind(ft), kind));
     }
     // Opening a FIFO waits for a writer and reading it waits for data: both happen on a
     // thread of their own, which a stop leaves behind (the process is about to exit).
@@ -213,7 +206,7 @@ mod tests {
         let stop = Stop::default();
         assert_eq!(read(&fits, SMALL, &stop).unwrap(), b"12345678");
         let e = read(&over, SMALL, &stop).unwrap_err();
-        assert!(matches!(e, ReadError::TooLarge(..)) && e.is_bad_input());
+        assert!(matches!(e, ReadError::TooLarge(..)));
         assert!(e.to_string().contains("larger than 8 bytes, the most a test file may hold"), "{e}");
         // A device that never ends costs the limit, not the machine's memory.
         let e = read(Path::new("/dev/zero"), SMALL, &stop).unwrap_err();
@@ -232,11 +225,11 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
         for (path, is) in [(&dir, "a folder"), (&fifo, "a FIFO or pipe"), (&link, "a character device")] {
             let e = read(path, own, &stop).unwrap_err();
-            assert!(e.to_string().contains(is) && e.is_bad_input(), "{e}");
+            assert!(matches!(e, ReadError::NotAFile(..)) && e.to_string().contains(is), "{e}");
             assert!(matches!(open_regular(path, own), Err(ReadError::NotAFile(..))));
         }
         let e = read(&dir.join("missing"), own, &stop).unwrap_err();
-        assert!(matches!(e, ReadError::Io(..)) && !e.is_bad_input());
+        assert!(e.is_missing(), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -269,7 +262,7 @@ mod tests {
         let bad = dir.join("bad");
         std::fs::write(&bad, [0xff, 0xfe]).unwrap();
         let e = read_text(&bad, SMALL, &Stop::default()).unwrap_err();
-        assert!(matches!(e, ReadError::NotText(..)) && e.is_bad_input(), "{e}");
+        assert!(matches!(e, ReadError::NotText(..)), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

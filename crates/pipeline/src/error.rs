@@ -118,7 +118,7 @@ impl From<ReadError> for Error {
 pub fn read_report(path: &Path) -> Result<Option<String>, Error> {
     match read::read_text(path, read::REPORT, &hane_host::Stop::default()) {
         Ok(text) => Ok(Some(text)),
-        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.is_missing() => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

@@ -136,7 +136,9 @@ impl Slot {
         let g = &self.game;
         if self.full {
             let target = self.search.policy_target();
-            let surprise = self.search.policy_surprise(&target);
+            // Only surprise weighting reads it.
+            let surprise =
+                if shared.cfg.surprise_weight > 0.0 { self.search.policy_surprise(&target) } else { 0.0 };
             self.rows.push(record::pending_row(g, &target, best_move_wdl(&self.search), surprise));
         }
         let mover = g.to_move();

@@ -13,7 +13,7 @@
 //! used.
 
 use super::table::{Entry, Table, ENTRY_BYTES};
-use hane_host::read::{self, ReadError};
+use hane_host::read;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -155,7 +155,7 @@ pub(super) fn load(
 ) -> Result<Option<Root>, String> {
     let file = match read::open_regular(path, read::SOLVER_SAVE) {
         Ok(f) => f,
-        Err(ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_missing() => return Ok(None),
         Err(e) => return Err(format!("cannot read the saved solve: {e}")),
     };
     let len = file.metadata().map_err(|e| format!("cannot read the saved solve: {e}"))?.len();

@@ -14,7 +14,6 @@ use crate::{Backed, Book, Edge, Estimate, Node};
 use hane_engine::symmetry::Symmetry;
 use hane_engine::{Action, Rules};
 use hane_host::read::{self, ReadError};
-use hane_host::Stop;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -47,6 +46,8 @@ impl Header {
 pub enum BookError {
     /// Reading or writing failed.
     Io(PathBuf, std::io::Error),
+    /// There is no book at the path (where one is to be played from).
+    Missing(PathBuf),
     /// The file is not a book of this version, or is damaged.
     Damaged(PathBuf, String),
     /// The file is another book: the field, its value in the file and the one wanted.
@@ -66,6 +67,7 @@ impl fmt::Display for BookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BookError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            BookError::Missing(p) => write!(f, "{}: No such file or directory (no book there)", p.display()),
             BookError::Damaged(p, why) => write!(f, "{}: not a usable book: {why}", p.display()),
             BookError::Mismatch { path, field, file, wanted } => write!(
                 f,
@@ -142,7 +144,7 @@ pub fn save(book: &Book, path: &Path) -> Result<(), BookError> {
 /// `None`); `Ok(None)` when there is no file.
 pub fn load(path: &Path, header: Option<&Header>) -> Result<Option<Book>, BookError> {
     let damaged = |why: String| BookError::Damaged(path.into(), why);
-    let bytes = match read::read(path, read::BOOK, &Stop::default()) {
+    let bytes = match read::read(path, read::BOOK) {
         Ok(b) => b,
         Err(e) if e.is_missing() => return Ok(None),
         Err(ReadError::Io(p, e)) => return Err(BookError::Io(p, e)),
@@ -267,7 +269,7 @@ fn rebuild(rules: Rules, header: &Header, stored: Stored) -> Result<Book, String
 /// The name a book keeps of the net in the checkpoint at `path`: the file's name and the
 /// CRC-32 of its bytes, so a retrained net under the same name is another net.
 pub fn net_id(path: &Path) -> Result<String, BookError> {
-    let bytes = read::read(path, read::CHECKPOINT, &Stop::default()).map_err(|e| match e {
+    let bytes = read::read(path, read::CHECKPOINT).map_err(|e| match e {
         ReadError::Io(p, e) => BookError::Io(p, e),
         other => BookError::Damaged(path.into(), other.why()),
     })?;

@@ -195,7 +195,7 @@ impl Book {
 
     /// The book saved at `path`, whatever it is of (to play from: its header says what).
     pub fn read(path: &Path) -> Result<Book, BookError> {
-        file::load(path, None)?.ok_or_else(|| BookError::Io(path.into(), std::io::ErrorKind::NotFound.into()))
+        file::load(path, None)?.ok_or_else(|| BookError::Missing(path.into()))
     }
 
     /// The rules (with the book's komi).

@@ -14,7 +14,6 @@ use hane_engine::Rules;
 use hane_front::analysis::{serve, Analyzer, Perspective};
 use hane_front::katago_cfg::{self, EngineConfig};
 use hane_host::read;
-use hane_host::Stop;
 use hane_mcts::VISITS;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -78,8 +77,7 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
     let mut cfg = EngineConfig::new();
     let mut pairs = Vec::new();
     if let Some(path) = &a.config {
-        let text = read::read_text(path, read::CONFIG, &Stop::default())
-            .map_err(|e| Failure::input(format!("-config {e}")))?;
+        let text = read::read_text(path, read::CONFIG).map_err(|e| Failure::input(format!("-config {e}")))?;
         let (kv, bad) = katago_cfg::pairs(&text);
         if !bad.is_empty() {
             errln!("hane: -config {}: lines without `=` ignored: {bad:?}", path.display());

@@ -84,13 +84,14 @@ impl From<hane_pipeline::Error> for Failure {
         match e {
             Error::Interrupted => stop::interrupted(stop::RERUN),
             Error::Input(_) => Failure::input(causes(&e)),
+            Error::Train(ref t) if t.is_input() => Failure::input(causes(t)),
             _ => Failure { code: 1, message: causes(&e) },
         }
     }
 }
 
 /// `e` and each of its sources, joined by ": ".
-fn causes(e: &dyn std::error::Error) -> String {
+pub(crate) fn causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -6,7 +6,6 @@ use crate::Failure;
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Game, GameState, Turn};
 use hane_host::read;
-use hane_host::Stop;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `hane replay`.
@@ -33,8 +32,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
 }
 
 fn from_sgf(path: &Path) -> Result<GameState, Failure> {
-    let text = read::read_text(path, read::SGF, &Stop::default())
-        .map_err(|e| Failure::input(format!("cannot read {e}")))?;
+    let text = read::read_text(path, read::SGF).map_err(|e| Failure::input(format!("cannot read {e}")))?;
     let game = SgfGame::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     game.replay().map_err(|e| Failure::input(format!("{}: {e}", path.display())))
 }

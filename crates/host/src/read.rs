@@ -5,19 +5,18 @@
 //! so a link to `/dev/zero` or a runaway file costs at most the limit in memory; bytes that
 //! are not UTF-8 where text is expected are refused as damaged. What a user names on the
 //! command line (a config, an SGF) may be a FIFO, a pipe or a process substitution
-//! (`--config <(...)`): it is read on a thread of its own while the caller waits on the
-//! [`Stop`], so a FIFO nobody writes to holds the command only until it is stopped. What hane
-//! reads back from its own folders (run state, reports, checkpoints, books, solver saves) must
-//! be a regular file; anything else is refused with its path and what it is.
+//! (`--config <(...)`). Opening a FIFO waits for a writer, so the commands read what a user
+//! names before they install their signal handler: until then SIGINT and SIGTERM end the
+//! process at once, and a FIFO nobody writes to holds it only until it is stopped (the CLI's
+//! input tests send the signal to every command waiting so). What hane reads back from its
+//! own folders (run state, reports, checkpoints, books, solver saves) must be a regular file,
+//! which never waits; anything else is refused with its path and what it is.
 
-use crate::Stop;
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::Duration;
 
 /// A kind of file hane reads: what it is called in messages, the most bytes it may hold and
 /// whether it may come through a pipe.
@@ -61,8 +60,6 @@ pub enum ReadError {
     TooLarge(PathBuf, Kind),
     /// Text was expected and the bytes are not UTF-8.
     NotText(PathBuf, Kind),
-    /// A stop was requested while waiting for a pipe.
-    Stopped(PathBuf),
 }
 
 impl ReadError {
@@ -81,7 +78,6 @@ impl ReadError {
                 format!("larger than {} bytes, the most {} may hold", k.max_bytes, k.what)
             }
             ReadError::NotText(_, k) => format!("not UTF-8 text, as {} must be", k.what),
-            ReadError::Stopped(_) => "stopped while waiting for it to be written".into(),
         }
     }
 
@@ -91,8 +87,7 @@ impl ReadError {
             ReadError::Io(p, _)
             | ReadError::NotAFile(p, ..)
             | ReadError::TooLarge(p, _)
-            | ReadError::NotText(p, _)
-            | ReadError::Stopped(p) => p,
+            | ReadError::NotText(p, _) => p,
         }
     }
 }
@@ -105,46 +100,24 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// The bytes of `path`, a file of `kind` (see the module docs); `stop` ends a wait on a pipe.
-pub fn read(path: &Path, kind: Kind, stop: &Stop) -> Result<Vec<u8>, ReadError> {
+/// The bytes of `path`, a file of `kind` (see the module docs).
+pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(path.into(), e))?;
     if meta.is_file() {
-        let file = open_regular(path, kind)?;
-        return read_bounded(file, path, kind);
+        return read_bounded(open_regular(path, kind)?, path, kind);
     }
     let ft = meta.file_type();
     if !kind.streams || !(ft.is_fifo() || ft.is_char_device()) {
         return Err(ReadError::NotAFile(path.into(), crate::file::kind(ft), kind));
     }
-    // Opening a FIFO waits for a writer and reading it waits for data: both happen on a
-    // thread of their own, which a stop leaves behind (the process is about to exit).
-    let (tx, rx) = mpsc::channel();
-    let owned = path.to_path_buf();
-    std::thread::spawn(move || {
-        let result = File::open(&owned)
-            .map_err(|e| ReadError::Io(owned.clone(), e))
-            .and_then(|f| read_bounded(f, &owned, kind));
-        let _ = tx.send(result);
-    });
-    loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(result) => return result,
-            Err(mpsc::RecvTimeoutError::Timeout) if stop.requested() => {
-                return Err(ReadError::Stopped(path.into()));
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let e = std::io::Error::other("the reading thread ended without an answer");
-                return Err(ReadError::Io(path.into(), e));
-            }
-        }
-    }
+    let file = File::open(path).map_err(|e| ReadError::Io(path.into(), e))?;
+    read_bounded(file, path, kind)
 }
 
 /// The text of `path`, a file of `kind` ([`read`]); bytes that are not UTF-8 are
 /// [`ReadError::NotText`].
-pub fn read_text(path: &Path, kind: Kind, stop: &Stop) -> Result<String, ReadError> {
-    String::from_utf8(read(path, kind, stop)?).map_err(|_| ReadError::NotText(path.into(), kind))
+pub fn read_text(path: &Path, kind: Kind) -> Result<String, ReadError> {
+    String::from_utf8(read(path, kind)?).map_err(|_| ReadError::NotText(path.into(), kind))
 }
 
 /// `path` opened for a reader that streams it (a solver's save, a shard), after checking that
@@ -181,7 +154,6 @@ fn read_bounded(file: File, path: &Path, kind: Kind) -> Result<Vec<u8>, ReadErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     const SMALL: Kind = Kind { what: "a test file", max_bytes: 8, streams: true };
 
@@ -203,13 +175,12 @@ mod tests {
         let (fits, over) = (dir.join("fits"), dir.join("over"));
         std::fs::write(&fits, b"12345678").unwrap();
         std::fs::write(&over, b"123456789").unwrap();
-        let stop = Stop::default();
-        assert_eq!(read(&fits, SMALL, &stop).unwrap(), b"12345678");
-        let e = read(&over, SMALL, &stop).unwrap_err();
+        assert_eq!(read(&fits, SMALL).unwrap(), b"12345678");
+        let e = read(&over, SMALL).unwrap_err();
         assert!(matches!(e, ReadError::TooLarge(..)));
         assert!(e.to_string().contains("larger than 8 bytes, the most a test file may hold"), "{e}");
         // A device that never ends costs the limit, not the machine's memory.
-        let e = read(Path::new("/dev/zero"), SMALL, &stop).unwrap_err();
+        let e = read(Path::new("/dev/zero"), SMALL).unwrap_err();
         assert!(matches!(e, ReadError::TooLarge(..)), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -218,23 +189,22 @@ mod tests {
     fn what_must_be_a_regular_file_is_refused_otherwise_with_what_it_is() {
         let dir = tmp("regular");
         let own = Kind { streams: false, ..SMALL };
-        let stop = Stop::default();
         let fifo = dir.join("fifo");
         mkfifo(&fifo);
         let link = dir.join("zero");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
         for (path, is) in [(&dir, "a folder"), (&fifo, "a FIFO or pipe"), (&link, "a character device")] {
-            let e = read(path, own, &stop).unwrap_err();
+            let e = read(path, own).unwrap_err();
             assert!(matches!(e, ReadError::NotAFile(..)) && e.to_string().contains(is), "{e}");
             assert!(matches!(open_regular(path, own), Err(ReadError::NotAFile(..))));
         }
-        let e = read(&dir.join("missing"), own, &stop).unwrap_err();
+        let e = read(&dir.join("missing"), own).unwrap_err();
         assert!(e.is_missing(), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
-    fn a_pipe_is_read_and_a_fifo_nobody_writes_waits_only_until_a_stop() {
+    fn a_pipe_a_user_names_is_read() {
         let dir = tmp("fifo");
         let fifo = dir.join("fifo");
         mkfifo(&fifo);
@@ -242,17 +212,8 @@ mod tests {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::write(fifo, b"komi").unwrap())
         };
-        assert_eq!(read_text(&fifo, SMALL, &Stop::default()).unwrap(), "komi");
+        assert_eq!(read_text(&fifo, SMALL).unwrap(), "komi");
         writer.join().unwrap();
-        let stop = Stop::default();
-        let stopper = stop.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            stopper.request();
-        });
-        let t = Instant::now();
-        assert!(matches!(read(&fifo, SMALL, &stop), Err(ReadError::Stopped(_))));
-        assert!(t.elapsed() < Duration::from_secs(2));
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -261,7 +222,7 @@ mod tests {
         let dir = tmp("text");
         let bad = dir.join("bad");
         std::fs::write(&bad, [0xff, 0xfe]).unwrap();
-        let e = read_text(&bad, SMALL, &Stop::default()).unwrap_err();
+        let e = read_text(&bad, SMALL).unwrap_err();
         assert!(matches!(e, ReadError::NotText(..)), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }

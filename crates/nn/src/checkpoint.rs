@@ -26,7 +26,6 @@ use hane_data::npz::Crc32;
 use hane_engine::range::Invalid;
 use hane_engine::{PolicyLayout, Rules};
 use hane_host::read::{self, ReadError};
-use hane_host::Stop;
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -226,7 +225,7 @@ impl Checkpoint {
     pub fn read(path: &Path) -> Result<Checkpoint, NnError> {
         let io = |e| NnError::Io(path.to_path_buf(), e);
         let bad = |m: String| NnError::Corrupt(path.to_path_buf(), m);
-        let buf = read::read(path, read::CHECKPOINT, &Stop::default()).map_err(|e| match e {
+        let buf = read::read(path, read::CHECKPOINT).map_err(|e| match e {
             ReadError::Io(_, e) => io(e),
             other => bad(other.why()),
         })?;

@@ -19,7 +19,6 @@ use hane_engine::Rules;
 use hane_eval::arena::MATCH_GAMES;
 use hane_eval::gtp::GNUGO_LEVELS;
 use hane_host::read;
-use hane_host::Stop;
 use hane_mcts::{MAX_VISITS, VISITS};
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
@@ -289,13 +288,22 @@ impl ConfigFile {
     }
 }
 
-/// The text of a config file, refused ([`Error::Input`]) when it cannot be read, is not UTF-8 or
-/// is larger than [`read::CONFIG`] allows; no more than that is ever read. It may be a pipe
-/// (`--config <(...)`): the commands read their config before they install their signal
-/// handler, so Ctrl-C during a wait for a FIFO's writer ends the process at once.
+/// The text of a config file a user names, refused ([`Error::Input`]) when it cannot be read,
+/// is not UTF-8 or is larger than [`read::CONFIG`] allows; no more than that is ever read. It
+/// may be a pipe (`--config <(...)`): the commands read their config before they install their
+/// signal handler, so Ctrl-C during a wait for a FIFO's writer ends the process at once.
 pub fn read_text(path: &Path) -> Result<String, Error> {
-    read::read_text(path, read::CONFIG, &Stop::default())
-        .map_err(|e| Error::Input(format!("cannot read config: {e}")))
+    read_kind(path, read::CONFIG)
+}
+
+/// The text of the config copy a run keeps in its folder: like [`read_text`], but only a
+/// regular file is read.
+pub fn read_copy(path: &Path) -> Result<String, Error> {
+    read_kind(path, read::Kind { streams: false, ..read::CONFIG })
+}
+
+fn read_kind(path: &Path, kind: read::Kind) -> Result<String, Error> {
+    read::read_text(path, kind).map_err(|e| Error::Input(format!("cannot read config: {e}")))
 }
 
 /// Reads and validates a config file.

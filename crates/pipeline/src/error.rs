@@ -103,11 +103,10 @@ impl From<Invalid> for Error {
 
 impl From<ReadError> for Error {
     /// A file that is there but may not be read (too large, not text, not a regular file)
-    /// is bad input; a stop while waiting for a pipe is [`Error::Interrupted`].
+    /// is bad input.
     fn from(e: ReadError) -> Error {
         match e {
             ReadError::Io(path, source) => Error::Io { path, source },
-            ReadError::Stopped(_) => Error::Interrupted,
             other => Error::Input(other.to_string()),
         }
     }
@@ -116,7 +115,7 @@ impl From<ReadError> for Error {
 /// The text of `path`, one of hane's own JSON reports or state files ([`read::REPORT`]: a
 /// regular file within its limit), or `None` when there is no such file.
 pub fn read_report(path: &Path) -> Result<Option<String>, Error> {
-    match read::read_text(path, read::REPORT, &hane_host::Stop::default()) {
+    match read::read_text(path, read::REPORT) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.is_missing() => Ok(None),
         Err(e) => Err(e.into()),

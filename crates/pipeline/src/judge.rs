@@ -180,7 +180,7 @@ fn records(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The record at `path`.
 fn read_record(path: &Path) -> Result<SgfGame, Error> {
-    let text = read::read_text(path, read::RECORD, &Stop::default())?;
+    let text = read::read_text(path, read::RECORD)?;
     SgfGame::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
 }
 

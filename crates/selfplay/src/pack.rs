@@ -23,7 +23,6 @@
 use crate::name::GameName;
 use hane_data::shard::{self, write_atomic};
 use hane_host::read;
-use hane_host::Stop;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -87,7 +86,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
 
 /// The text of a game record of this run's ([`read::RECORD`]: a regular file within its limit).
 fn read_record(path: &Path) -> Result<String, String> {
-    read::read_text(path, read::RECORD, &Stop::default()).map_err(|e| e.to_string())
+    read::read_text(path, read::RECORD).map_err(|e| e.to_string())
 }
 
 /// Removes `path` if it exists.

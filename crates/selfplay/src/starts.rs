@@ -11,7 +11,6 @@
 
 use hane_engine::{Action, Game, GameState, Rules};
 use hane_host::read;
-use hane_host::Stop;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -60,7 +59,7 @@ impl Starts {
     /// Reads and checks the start positions at `path` for `rules`.
     pub fn read(path: &Path, rules: &Rules) -> Result<Starts, String> {
         let at = |why: String| format!("start positions {}: {why}", path.display());
-        let text = read::read_text(path, read::REPORT, &Stop::default()).map_err(|e| at(e.to_string()))?;
+        let text = read::read_text(path, read::REPORT).map_err(|e| at(e.to_string()))?;
         let file: StartPositions = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
         Starts::check(&file, rules).map_err(at)
     }

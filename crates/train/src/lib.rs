@@ -79,6 +79,14 @@ pub enum TrainError {
     },
 }
 
+impl TrainError {
+    /// Whether it is bad input (a config value, a data folder of other shards, a checkpoint
+    /// that cannot be used), which the command line reports with exit code 2.
+    pub fn is_input(&self) -> bool {
+        matches!(self, TrainError::Config(_) | TrainError::Incompatible(..) | TrainError::Checkpoint(..))
+    }
+}
+
 impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

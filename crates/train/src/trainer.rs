@@ -248,12 +248,25 @@ impl Trainer {
                 let _ = std::fs::remove_file(e.path());
             }
         }
+        // Newest first: a damaged one is passed over for an older one, but a run whose every
+        // checkpoint is damaged is refused rather than started afresh over them.
         let mut warnings = Vec::new();
+        let mut unreadable = None;
         for (step, path) in checkpoints(out_dir) {
             match Checkpoint::read(&path) {
                 Ok(ck) => return Trainer::resume(cfg, rules, ck, device, data_dir, out_dir, warnings, step),
-                Err(e) => warnings.push(format!("skipping checkpoint: {e}")),
+                Err(e) => {
+                    warnings.push(format!("skipping checkpoint: {e}"));
+                    unreadable.get_or_insert((path, e.to_string()));
+                }
             }
+        }
+        if let Some((path, why)) = unreadable {
+            let m = format!(
+                "no checkpoint in {} can be read ({why}); move them away to start afresh",
+                ck_dir.display()
+            );
+            return Err(TrainError::Checkpoint(path, m));
         }
         hane_nn::tch::manual_seed(cfg.seed as i64);
         let net = Network::new(NetConfig::new(&rules, cfg.net), device)?;

@@ -219,4 +219,14 @@ fn a_diverging_run_stops_with_an_error_and_keeps_its_last_good_checkpoint() {
         names(),
         ["step-000000010.safetensors", "step-000000015.safetensors", "step-000000020.safetensors"]
     );
+
+    // A run whose every checkpoint is damaged is refused, not started afresh over them.
+    let damaged = out.with_extension("damaged");
+    std::fs::create_dir_all(damaged.join("checkpoints")).unwrap();
+    std::fs::write(damaged.join("checkpoints/step-000000020.safetensors"), b"garbage").unwrap();
+    let Err(err) = Trainer::open(&good, &data, &damaged) else {
+        panic!("opened a run of damaged checkpoints")
+    };
+    assert!(err.is_input() && err.to_string().contains("move them away to start afresh"), "{err}");
+    let _ = std::fs::remove_dir_all(damaged);
 }

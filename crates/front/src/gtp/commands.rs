@@ -13,7 +13,6 @@ use hane_engine::rules::{Komi, Variant};
 use hane_engine::sgf::SgfGame;
 use hane_engine::{Color, Game, Rules, Turn};
 use hane_host::read;
-use hane_host::Stop;
 use std::path::Path;
 
 /// What a command's response is.
@@ -289,8 +288,7 @@ fn loadsgf(e: &mut Engine, _: &str, args: &[&str]) -> Response {
     // The engine answers one command at a time: a FIFO nobody writes to would hold it for
     // ever, so loadsgf reads regular files only.
     let kind = read::Kind { streams: false, ..read::SGF };
-    let text = read::read_text(Path::new(path), kind, &Stop::default())
-        .map_err(|err| format!("cannot load file: {err}"))?;
+    let text = read::read_text(Path::new(path), kind).map_err(|err| format!("cannot load file: {err}"))?;
     let sgf = SgfGame::parse(&text).map_err(|err| err.to_string())?;
     e.note_rules(&sgf.rules)?;
     let mut game = sgf.start().map_err(|err| err.to_string())?;

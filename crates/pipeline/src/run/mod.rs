@@ -126,7 +126,7 @@ impl Run {
         let copy = dir.join("config.toml");
         let text = match config {
             Some(p) => config::read_text(p)?,
-            None if copy.exists() => config::read_text(&copy)?,
+            None if copy.exists() => config::read_copy(&copy)?,
             None => DEFAULT_CONFIG.to_string(),
         };
         let text = match seed {
@@ -137,7 +137,7 @@ impl Run {
         let cfg = config::parse(&text).map_err(|e| Error::Input(format!("config {name}: {e}")))?;
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         if copy.exists() {
-            let old = config::read_text(&copy)?;
+            let old = config::read_copy(&copy)?;
             let mut before =
                 config::parse(&old).map_err(|e| Error::Input(format!("{}: {e}", copy.display())))?;
             before.pipeline.generations = cfg.pipeline.generations;
@@ -615,7 +615,7 @@ fn train(cx: &Ctx, g: u32, from: u64, rows: u64, on: &mut dyn FnMut(Event)) -> R
     let missing = || std::io::Error::new(std::io::ErrorKind::NotFound, "the trainer wrote no checkpoint");
     let ckpt = s.checkpoint.ok_or_else(|| Error::io(&out, missing()))?;
     let candidate = format!("models/{}.safetensors", gen_name(g));
-    let bytes = read::read(&ckpt, read::CHECKPOINT, cx.stop)?;
+    let bytes = read::read(&ckpt, read::CHECKPOINT)?;
     let models = run_dir.join("models");
     std::fs::create_dir_all(&models).map_err(|e| Error::io(&models, e))?;
     write_file(&run_dir.join(&candidate), &bytes)?;

@@ -3,11 +3,11 @@
 
 use crate::output::{errln, outln};
 use hane_eval::elo::Wdl;
-use hane_pipeline::Event;
+use hane_pipeline::{Event, Stop};
 use hane_selfplay::Progress as Counters;
 use hane_train::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ fn bar(len: u64, template: &str) -> ProgressBar {
 /// four times a second from the workers' counters.
 pub struct SelfplayBar {
     bar: ProgressBar,
-    done: Arc<AtomicBool>,
+    done: Stop,
     ticker: JoinHandle<()>,
 }
 
@@ -32,10 +32,10 @@ impl SelfplayBar {
     pub fn start(games: u64, counters: Arc<Counters>) -> SelfplayBar {
         let bar = bar(games, "{bar:30} {pos}/{len} games  {msg}  [{elapsed_precise}]");
         let started = Instant::now();
-        let done = Arc::new(AtomicBool::new(false));
+        let done = Stop::default();
         let (b, d) = (bar.clone(), done.clone());
         let ticker = std::thread::spawn(move || {
-            while !d.load(Ordering::Relaxed) {
+            while !d.requested() {
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 b.set_position(
                     counters.games.load(Ordering::Relaxed) + counters.resumed.load(Ordering::Relaxed),
@@ -53,7 +53,7 @@ impl SelfplayBar {
 
     /// Stops drawing and clears the bar.
     pub fn finish(self) {
-        self.done.store(true, Ordering::Relaxed);
+        self.done.request();
         let _ = self.ticker.join();
         self.bar.finish_and_clear();
     }

@@ -1,8 +1,8 @@
 //! The one stop request of every long piece of work: the binary's signal handler (or a test)
 //! requests it, and the work polls it where stopping loses nothing (self-play before each
 //! batch of leaves, the trainer between steps, a match before each move, the solver every few
-//! thousand nodes, a book between expansions, a read from a pipe between waits) and ends
-//! with what it finished.
+//! thousand nodes, a book between expansions; a loader's and a progress bar's threads when their
+//! owner is done) and ends with what it finished.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -39,10 +39,10 @@ use hane_data::shard::{self, Shard, ShardError, ShardMeta};
 use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
 use hane_engine::{PolicyLayout, Rules};
+use hane_host::Stop;
 use hane_nn::NetConfig;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -207,15 +207,15 @@ struct Worker {
     window_rows: usize,
     buffer: Vec<(Arc<Rows>, usize)>,
     /// Set when the loader is dropped: a wait for data ends.
-    quit: Arc<AtomicBool>,
+    quit: Stop,
 }
 
-/// A stop request: the trainer went away.
-struct Stop;
+/// The trainer went away: the worker ends.
+struct Gone;
 
 impl Worker {
-    fn send(&self, m: Message) -> Result<(), Stop> {
-        self.tx.send(m).map_err(|_| Stop)
+    fn send(&self, m: Message) -> Result<(), Gone> {
+        self.tx.send(m).map_err(|_| Gone)
     }
 
     /// Whether a scan validated `p` and the file has not changed since.
@@ -228,7 +228,7 @@ impl Worker {
 
     /// Reads `p`: its shapes only when `validated` (by an earlier read of the same file), else
     /// everything.
-    fn read(&mut self, p: &Path, validated: bool) -> Result<Option<Shard>, Stop> {
+    fn read(&mut self, p: &Path, validated: bool) -> Result<Option<Shard>, Gone> {
         let read = if validated { shard::read_again(p) } else { shard::read(p) };
         match read {
             Ok(s) => Ok(Some(s)),
@@ -399,12 +399,12 @@ impl Worker {
     fn pause(&self, d: Duration) -> bool {
         let until = Instant::now() + d;
         while Instant::now() < until {
-            if self.quit.load(Ordering::Relaxed) {
+            if self.quit.requested() {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
         }
-        !self.quit.load(Ordering::Relaxed)
+        !self.quit.requested()
     }
 
     /// Whether the loader goes on after `step`; an error stops it, and one that is not the
@@ -474,14 +474,14 @@ impl Worker {
 pub struct Loader {
     rx: Option<Receiver<Message>>,
     thread: Option<JoinHandle<()>>,
-    quit: Arc<AtomicBool>,
+    quit: Stop,
 }
 
 impl Loader {
     /// Starts the thread for `dir`; `seed` seeds shuffling and symmetries.
     pub fn start(cfg: &TrainConfig, rules: Rules, net: NetConfig, dir: &Path, seed: u64) -> Loader {
         let (tx, rx) = sync_channel(PREFETCH);
-        let quit = Arc::new(AtomicBool::new(false));
+        let quit = Stop::default();
         let sizes = cfg.data_sizes();
         let mut syms = vec![None; usize::from(rules.size) + 1];
         for &size in &sizes {
@@ -532,7 +532,7 @@ impl Drop for Loader {
     fn drop(&mut self) {
         // Closing the channel makes the thread's next send fail, and it returns; a thread
         // waiting for data sees the flag.
-        self.quit.store(true, Ordering::Relaxed);
+        self.quit.request();
         drop(self.rx.take());
         if let Some(t) = self.thread.take() {
             let _ = t.join();

@@ -80,7 +80,7 @@ fn engine_config(a: &Args) -> Result<EngineConfig, Failure> {
         let text = read::read_text(path, read::CONFIG).map_err(|e| Failure::input(format!("-config {e}")))?;
         let (kv, bad) = katago_cfg::pairs(&text);
         if !bad.is_empty() {
-            errln!("hane: -config {}: lines without `=` ignored: {bad:?}", path.display());
+            errln!("hane: -config {}: lines without `=` ignored: {}", path.display(), bad.join(" | "));
         }
         pairs.extend(kv);
     }

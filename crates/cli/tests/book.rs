@@ -2,6 +2,8 @@
 //! with SIGKILL continues with the same command, nothing saved lost; a book file of another
 //! komi, or a damaged one, is refused with exit code 2.
 
+mod run;
+
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -9,7 +11,7 @@ use std::time::{Duration, Instant};
 const RULES_3X3: [&str; 6] = ["--rules", "ttakji", "--size", "3", "--komi", "9"];
 
 fn hane(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().unwrap()
+    run::output(args)
 }
 
 fn text(o: &Output) -> String {

@@ -4,8 +4,10 @@
 //! `[train.loss_weights]`) and `[loop]` is tried at an absurd value through `hane selfplay`,
 //! which loads and checks the whole file before it plays anything.
 
+mod run;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 /// (table, key, absurd value).
@@ -116,7 +118,7 @@ impl Drop for TempDir {
 }
 
 fn hane(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hane")).args(args).output().unwrap()
+    run::output(args)
 }
 
 /// `hane selfplay` on the config `path`, which must be refused.

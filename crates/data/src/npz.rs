@@ -30,6 +30,15 @@ pub enum Dtype {
 }
 
 impl Dtype {
+    /// NumPy's name of the type (`uint8`, `int8`, `float32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U8 => "uint8",
+            Dtype::I8 => "int8",
+            Dtype::F32 => "float32",
+        }
+    }
+
     fn descr(self) -> &'static str {
         match self {
             Dtype::U8 => "|u1",

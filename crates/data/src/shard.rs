@@ -429,7 +429,11 @@ fn check(mut arrays: Vec<Array>, verify: bool) -> Result<Shard, String> {
         let k = arrays.iter().position(|a| a.name == name).ok_or(format!("missing {name}"))?;
         let a = arrays.swap_remove(k);
         if a.dtype != dtype || a.shape != shape {
-            return Err(format!("{name}: {:?} {:?}, expected {dtype:?} {shape:?}", a.dtype, a.shape));
+            let (found, wanted) = (a.dtype.name(), dtype.name());
+            return Err(format!(
+                "{name}: {found} of shape {:?}, expected {wanted} of shape {shape:?}",
+                a.shape
+            ));
         }
         ordered.push(a);
     }

@@ -84,7 +84,8 @@ impl<E: Evaluator<GameState>> Player for SearchPlayer<E> {
         self.seed = self.seed.wrapping_add(1);
         let (actions, _) = search_turn(&mut self.evaluator, g, self.visits, self.seed, false)
             .map_err(|e| failed(format!("search chose an illegal action: {e}")))?;
-        Turn::of_actions(g, &actions).ok_or_else(|| failed(format!("search made no turn: {actions:?}")))
+        let names = || actions.iter().map(|a| a.name(g.geo())).collect::<Vec<_>>().join(" ");
+        Turn::of_actions(g, &actions).ok_or_else(|| failed(format!("search made no turn: {}", names())))
     }
 
     fn observe(&mut self, _: &GameState, _: Turn) -> Result<(), GtpError> {

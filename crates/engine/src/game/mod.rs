@@ -410,7 +410,7 @@ impl GameState {
         if ok {
             Ok(())
         } else {
-            Err(PlayError::WrongPhase(format!("{a:?} is not an action of this rule set")))
+            Err(PlayError::WrongPhase(format!("{} is not an action of this rule set", a.name(self.geo()))))
         }
     }
 

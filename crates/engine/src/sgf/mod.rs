@@ -195,7 +195,7 @@ fn color_letter(c: Color) -> char {
 fn describe(g: &GameState, a: Action) -> String {
     let geo = g.geo();
     match a {
-        Action::Place(p) | Action::Slide(p, _) if !geo.on_board(p) => format!("{a:?}"),
+        Action::Place(p) | Action::Slide(p, _) if !geo.on_board(p) => "a point off the board".into(),
         _ => a.name(geo),
     }
 }

@@ -154,8 +154,12 @@ impl Geometry {
         [-s, -1, 1, s]
     }
 
-    /// GTP name of a point, e.g. `D4` (rows counted from the bottom).
+    /// GTP name of a point, e.g. `D4` (rows counted from the bottom); `off-board` for a point
+    /// of the padding or beyond.
     pub fn name(self, p: Point) -> String {
+        if !self.on_board(p) {
+            return "off-board".into();
+        }
         let (x, y) = self.xy(p);
         format!("{}{}", COLUMNS[x] as char, self.size() - y)
     }

@@ -148,7 +148,7 @@ impl SgfGame {
         let mut g = rec.start()?;
         for (i, &a) in actions.iter().enumerate() {
             let turn = Turn::from_action(&g, a);
-            g.play(a).map_err(|e| SgfError::new(format!("action {} ({}): {e}", i + 1, describe(&g, a))))?;
+            g.play(a).map_err(|e| SgfError::new(format!("action {} ({}): {e}", i + 1, a.name(g.geo()))))?;
             rec.turns.extend(turn);
         }
         if g.phase() != Phase::Start {
@@ -189,14 +189,6 @@ fn color_letter(c: Color) -> char {
     match c {
         Color::Black => 'B',
         Color::White => 'W',
-    }
-}
-
-fn describe(g: &GameState, a: Action) -> String {
-    let geo = g.geo();
-    match a {
-        Action::Place(p) | Action::Slide(p, _) if !geo.on_board(p) => "a point off the board".into(),
-        _ => a.name(geo),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Fair komi from an evaluator, KataGo's way (`docs/references.md`).
 //!
-//! An [`Evaluator`] reports, for the empty board at a given komi, Black's expected score lead
+//! A [`KomiProbe`] reports, for the empty board at a given komi, Black's expected score lead
 //! (komi included) and Black's win probability (a draw counts half): a deep search with a
 //! net, or the exact [`hane_solver::Solution`]. [`estimate`] then
 //!
@@ -40,12 +40,12 @@ pub struct Eval {
 }
 
 /// Anything that evaluates the empty board at a komi.
-pub trait Evaluator {
+pub trait KomiProbe {
     /// The evaluation at komi `k`.
     fn eval(&mut self, k: Komi) -> Eval;
 }
 
-impl<F: FnMut(Komi) -> Eval> Evaluator for F {
+impl<F: FnMut(Komi) -> Eval> KomiProbe for F {
     fn eval(&mut self, k: Komi) -> Eval {
         self(k)
     }
@@ -53,7 +53,7 @@ impl<F: FnMut(Komi) -> Eval> Evaluator for F {
 
 /// The exact solution as an evaluator: the lead is the margin minus komi, and Black's win
 /// probability is 1, 0.5 or 0.
-impl Evaluator for Solution {
+impl KomiProbe for Solution {
     fn eval(&mut self, k: Komi) -> Eval {
         let win = match self.outcome_at(k) {
             Outcome::Black => 1.0,
@@ -222,13 +222,13 @@ impl std::error::Error for KomiError {}
 /// decided result stands in for one (cached, but not an evaluation).
 struct Cache<'a> {
     search: &'a KomiSearch,
-    evaluator: &'a mut dyn Evaluator,
+    evaluator: &'a mut dyn KomiProbe,
     seen: BTreeMap<i32, Eval>,
     order: Vec<KomiPoint>,
 }
 
 impl<'a> Cache<'a> {
-    fn new(search: &'a KomiSearch, evaluator: &'a mut dyn Evaluator) -> Cache<'a> {
+    fn new(search: &'a KomiSearch, evaluator: &'a mut dyn KomiProbe) -> Cache<'a> {
         Cache { search, evaluator, seen: BTreeMap::new(), order: Vec::new() }
     }
 
@@ -250,7 +250,7 @@ impl<'a> Cache<'a> {
 }
 
 /// Estimates the fair komi (see the module docs).
-pub fn estimate(search: &KomiSearch, evaluator: &mut dyn Evaluator) -> Result<KomiEstimate, KomiError> {
+pub fn estimate(search: &KomiSearch, evaluator: &mut dyn KomiProbe) -> Result<KomiEstimate, KomiError> {
     let d = search.domain;
     let (bottom, top) = search.index_range();
     let within = |k: Komi| d.nth(d.index_floor(k).clamp(bottom, top));
@@ -349,7 +349,7 @@ pub fn curve(
     search: &KomiSearch,
     estimate: &KomiEstimate,
     span: f64,
-    evaluator: &mut dyn Evaluator,
+    evaluator: &mut dyn KomiProbe,
 ) -> Vec<KomiPoint> {
     let d = search.domain;
     let (bottom, top) = search.reach();

@@ -5,7 +5,7 @@
 //! - [`elo`]: maximum-likelihood Elo from pairwise match results, with 95% intervals.
 //! - [`gate`]: promotion decisions for a candidate net: Wald's SPRT on win/draw/loss counts
 //!   and a plain win-rate threshold.
-//! - [`komi`]: KataGo's fair-komi search over an [`komi::Evaluator`] (shift by the predicted
+//! - [`komi`]: KataGo's fair-komi search over a [`komi::KomiProbe`] (shift by the predicted
 //!   lead, then bisect for the 50% crossing), and [`logistic`]: a fit of Black's win rate
 //!   against komi from match samples with an interval for the crossing. The exact solution
 //!   is an evaluator too: its fair komi is the ground truth the estimators are tested against.

@@ -1,4 +1,4 @@
-//! A [`komi::Evaluator`](crate::komi::Evaluator) that reads the empty board with hane's
+//! A [`komi::KomiProbe`](crate::komi::KomiProbe) that reads the empty board with hane's
 //! search: a fixed number of visits with a net (or any [`hane_mcts::Evaluator`]) at the komi
 //! asked, as KataGo did for its 9x9 komi tables with deep searches. Black's win probability
 //! is the win rate plus half the draw rate of the root's best move, and the lead is that
@@ -20,7 +20,7 @@
 //! that, the chosen child alone. Before any child has a visit (a single visit), the root's
 //! own value is all there is.
 
-use crate::komi::{Eval, Evaluator};
+use crate::komi::{Eval, KomiProbe};
 use hane_engine::{Color, Game, GameState, Komi, Rules};
 use hane_mcts::{Search, SearchConfig};
 
@@ -41,7 +41,7 @@ pub struct SearchKomi<E: hane_mcts::Evaluator<GameState>> {
     pub calls: u32,
 }
 
-impl<E: hane_mcts::Evaluator<GameState>> Evaluator for SearchKomi<E> {
+impl<E: hane_mcts::Evaluator<GameState>> KomiProbe for SearchKomi<E> {
     fn eval(&mut self, k: Komi) -> Eval {
         let mut rules = self.rules;
         rules.komi = k;

@@ -24,7 +24,7 @@
 use crate::players::{net, BoxedEvaluator};
 use crate::{read_report, write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::{Komi, Rules};
-use hane_eval::komi::{curve, curve_span, estimate, Eval, Evaluator, KomiEstimate, KomiPoint, KomiSearch};
+use hane_eval::komi::{curve, curve_span, estimate, Eval, KomiEstimate, KomiPoint, KomiProbe, KomiSearch};
 use hane_eval::logistic::{
     count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
 };
@@ -222,7 +222,7 @@ pub fn komi_report(
     let search = KomiSearch::for_rules(rules);
     let fail = |e: &dyn std::fmt::Display| Error::Komi(e.to_string());
     let (visits, seed) = (s.visits, s.seed);
-    let mut ev: Box<dyn Evaluator> = match method {
+    let mut ev: Box<dyn KomiProbe> = match method {
         Method::Solver => {
             if rules.size > 5 {
                 return Err(Error::Input("the exact solver solves boards up to 5x5".into()));

@@ -34,8 +34,8 @@
 //! never the answer.
 //!
 //! With an expected answer, a proof search skips the prover's passes that do not end the
-//! game (not in a bisection: a search that skips them cannot refute the test, and those
-//! searches order the other side's). Skipping some of the prover's actions can only make its
+//! game, except where its only other moves fill its own eyes (not in a bisection: a search
+//! that skips them cannot refute the test, and those searches order the other side's). Skipping some of the prover's actions can only make its
 //! proof fail, never make it wrong: such a node's bound on the prover's side still comes from
 //! the actions searched, and its bound on the other side is the static one, as at any node
 //! searched in part. So the table's entries stay proven bounds;
@@ -59,6 +59,7 @@ use super::deps::{Deps, Step, Stones};
 use super::symmetry::Frames;
 use super::table::{Entry, Scope, Table};
 use super::{final_value, Progress, Prover, SolveError, SolveOptions};
+use hane_engine::board::WALL;
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
 use hane_engine::{Action, Color, Game, GameState};
@@ -635,7 +636,13 @@ impl<'a> Search<'a> {
             if maximize { (-self.max_value, -self.max_value) } else { (self.max_value, self.max_value) };
         let mut best = None;
         let total = actions.len();
-        if self.prune && self.prover == Some(g.to_move()) && !pass_ends {
+        // The prover's pass is skipped, unless filling its own eyes is all it could do
+        // otherwise (the end of a game): skipping only weakens a proof.
+        if self.prune
+            && self.prover == Some(g.to_move())
+            && !pass_ends
+            && !(self.go && only_eye_fills(g, &actions))
+        {
             actions.retain(|&a| a != Action::Pass);
         }
         let mut searched = 0;
@@ -757,6 +764,24 @@ fn probe_bans(g: &GameState, legal: &[Action], root: Stones, deps: &mut Deps) {
         deps.add_probe(root, q);
         deps.add_found(q);
     }
+}
+
+/// Whether every action of `actions` but a pass fills an eye of the side to move: an empty
+/// point whose neighbours are all its stones (or the edge), none of them in atari, so that the
+/// stone saves nothing (a false eye's connecting move is not one).
+fn only_eye_fills(g: &GameState, actions: &[Action]) -> bool {
+    let (board, own) = (g.board(), g.to_move().cell());
+    let eye = |p| {
+        board
+            .adj(p)
+            .iter()
+            .all(|&q| board.at(q) == WALL || (board.at(q) == own && board.atari_point(q).is_none()))
+    };
+    actions.iter().all(|&a| match a {
+        Action::Pass => true,
+        Action::Place(p) => eye(p),
+        _ => false,
+    })
 }
 
 /// Bounds on the value from Benson's pass-alive analysis, for area scoring that removes stones

@@ -85,6 +85,7 @@ impl From<hane_pipeline::Error> for Failure {
             Error::Interrupted => stop::interrupted(stop::RERUN),
             Error::Input(_) => Failure::input(causes(&e)),
             Error::Train(ref t) if t.is_input() => Failure::input(causes(t)),
+            Error::Selfplay(ref s) if s.is_input() => Failure::input(causes(s)),
             _ => Failure { code: 1, message: causes(&e) },
         }
     }

@@ -160,6 +160,19 @@ fn inputs() -> Vec<Input> {
                 (in_dir(d, "b.book"), args(&[&line[..], &["--b", "uniform", "--games", "1"]].concat()))
             })
         },
+        Input {
+            limit: REPORT_LIMIT,
+            text: true,
+            ..checkpoint("selfplay's [selfplay] start_positions", |d| {
+                let starts = d.join("starts.json");
+                let config =
+                    format!("{CONFIG}start_positions = \"{}\"\nstart_prob = 0.5\n", starts.display());
+                std::fs::write(d.join("c.toml"), config).unwrap();
+                let (config, out) =
+                    (d.join("c.toml").display().to_string(), d.join("sp").display().to_string());
+                (starts, args(&["selfplay", "--config", &config, "--games", "1", "--out", &out]))
+            })
+        },
         checkpoint("gtp --model", |d| (in_dir(d, "m.safetensors"), args(&["gtp", "--model", "@"]))),
         checkpoint("selfplay --model", |d| {
             let config = d.join("c.toml");

@@ -115,6 +115,14 @@ pub enum SelfplayError {
     Panicked,
 }
 
+impl SelfplayError {
+    /// Whether it is bad input (a config value, a file it names), which the command line
+    /// reports with exit code 2.
+    pub fn is_input(&self) -> bool {
+        matches!(self, SelfplayError::Invalid(_))
+    }
+}
+
 impl fmt::Display for SelfplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -59,7 +59,7 @@ impl Starts {
     /// Reads and checks the start positions at `path` for `rules`.
     pub fn read(path: &Path, rules: &Rules) -> Result<Starts, String> {
         let at = |why: String| format!("start positions {}: {why}", path.display());
-        let text = read::read_text(path, read::REPORT).map_err(|e| at(e.to_string()))?;
+        let text = read::read_text(path, read::REPORT).map_err(|e| at(e.why()))?;
         let file: StartPositions = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
         Starts::check(&file, rules).map_err(at)
     }

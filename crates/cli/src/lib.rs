@@ -68,6 +68,24 @@ impl Failure {
     pub fn other(e: impl std::error::Error) -> Failure {
         Failure { code: 1, message: causes(&e) }
     }
+
+    /// `e` with its whole chain of causes: bad input (exit code 2) when `input`, else a failure
+    /// of the work itself (exit code 1).
+    fn of(e: &dyn std::error::Error, input: bool) -> Failure {
+        Failure { code: if input { 2 } else { 1 }, message: causes(e) }
+    }
+}
+
+impl From<hane_train::TrainError> for Failure {
+    fn from(e: hane_train::TrainError) -> Failure {
+        Failure::of(&e, e.is_input())
+    }
+}
+
+impl From<hane_selfplay::SelfplayError> for Failure {
+    fn from(e: hane_selfplay::SelfplayError) -> Failure {
+        Failure::of(&e, e.is_input())
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -84,15 +102,15 @@ impl From<hane_pipeline::Error> for Failure {
         match e {
             Error::Interrupted => stop::interrupted(stop::RERUN),
             Error::Input(_) => Failure::input(causes(&e)),
-            Error::Train(ref t) if t.is_input() => Failure::input(causes(t)),
-            Error::Selfplay(ref s) if s.is_input() => Failure::input(causes(s)),
+            Error::Train(t) if t.is_input() => t.into(),
+            Error::Selfplay(s) if s.is_input() => s.into(),
             _ => Failure { code: 1, message: causes(&e) },
         }
     }
 }
 
 /// `e` and each of its sources, joined by ": ".
-pub(crate) fn causes(e: &dyn std::error::Error) -> String {
+fn causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -60,10 +60,7 @@ pub fn run_cmd(a: Args) -> Result<(), Failure> {
     let bar = SelfplayBar::start(a.games, progress.clone());
     let result = run(&cfg, a.games, &a.out, fac, &source, progress, stop::stop());
     bar.finish();
-    let s = result.map_err(|e| match e.is_input() {
-        true => Failure::input(e.to_string()),
-        false => Failure::other(e),
-    })?;
+    let s = result?;
     outln!("{s}");
     if s.interrupted && stop::requested() {
         return Err(stop::interrupted(RERUN));

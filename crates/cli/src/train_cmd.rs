@@ -5,7 +5,7 @@
 use crate::output::outln;
 use crate::progress::print_train;
 use crate::stop::{self, Second, RERUN};
-use crate::{causes, Failure};
+use crate::Failure;
 use hane_pipeline::config;
 use hane_train::train;
 use std::path::PathBuf;
@@ -28,10 +28,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Failure> {
     let cfg = config::load(&a.config)?.train;
     stop::install("after the training step in flight", Second::Wait)?;
-    let s = train(&cfg, &a.data, &a.out, stop::stop(), &mut print_train).map_err(|e| match e.is_input() {
-        true => Failure::input(causes(&e)),
-        false => Failure::other(e),
-    })?;
+    let s = train(&cfg, &a.data, &a.out, stop::stop(), &mut print_train)?;
     outln!("{s}");
     if s.interrupted {
         return Err(stop::interrupted(RERUN));

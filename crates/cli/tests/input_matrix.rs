@@ -82,8 +82,11 @@ fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-fn in_dir(dir: &Path, name: &str) -> PathBuf {
-    dir.join(name)
+/// [`CONFIG`] written to `dir/c.toml`: its path, for a command line.
+fn config_in(dir: &Path) -> String {
+    let path = dir.join("c.toml");
+    std::fs::write(&path, CONFIG).unwrap();
+    path.display().to_string()
 }
 
 /// A run folder holding a valid copy of [`CONFIG`], so the loop gets as far as the file
@@ -119,45 +122,43 @@ fn inputs() -> Vec<Input> {
     vec![
         named_config("selfplay --config", |d| {
             let out = d.join("sp").display().to_string();
-            (in_dir(d, "c.toml"), args(&["selfplay", "--config", "@", "--games", "1", "--out", &out]))
+            (d.join("c.toml"), args(&["selfplay", "--config", "@", "--games", "1", "--out", &out]))
         }),
         named_config("train --config", |d| {
             let data = d.join("data");
             std::fs::create_dir_all(&data).unwrap();
             let (data, out) = (data.display().to_string(), d.join("tr").display().to_string());
-            (in_dir(d, "c.toml"), args(&["train", "--config", "@", "--data", &data, "--out", &out]))
+            (d.join("c.toml"), args(&["train", "--config", "@", "--data", &data, "--out", &out]))
         }),
         named_config("loop --config", |d| {
             let out = d.join("run").display().to_string();
-            (in_dir(d, "c.toml"), args(&["loop", "--config", "@", "--out", &out]))
+            (d.join("c.toml"), args(&["loop", "--config", "@", "--out", &out]))
         }),
         Input {
             valid: "{}",
-            ..named_config("analysis --config", |d| {
-                (in_dir(d, "a.json"), args(&["analysis", "--config", "@"]))
-            })
+            ..named_config("analysis --config", |d| (d.join("a.json"), args(&["analysis", "--config", "@"])))
         },
         Input {
             limit: SGF_LIMIT,
             valid: SGF,
-            ..named_config("replay --sgf", |d| (in_dir(d, "g.sgf"), args(&["replay", "--sgf", "@"])))
+            ..named_config("replay --sgf", |d| (d.join("g.sgf"), args(&["replay", "--sgf", "@"])))
         },
         Input {
             named: false,
             limit: SGF_LIMIT,
             text: true,
             stdin: "1 loadsgf @\n2 name\n3 quit\n",
-            ..checkpoint("gtp loadsgf", |d| (in_dir(d, "g.sgf"), args(&["gtp", "--visits", "4"])))
+            ..checkpoint("gtp loadsgf", |d| (d.join("g.sgf"), args(&["gtp", "--visits", "4"])))
         },
         named_config("bench train --config", |d| {
-            (in_dir(d, "c.toml"), args(&["bench", "train", "--config", "@", "--steps", "1"]))
+            (d.join("c.toml"), args(&["bench", "train", "--config", "@", "--steps", "1"]))
         }),
-        checkpoint("analysis --model", |d| (in_dir(d, "m.safetensors"), args(&["analysis", "--model", "@"]))),
+        checkpoint("analysis --model", |d| (d.join("m.safetensors"), args(&["analysis", "--model", "@"]))),
         Input {
             limit: BOOK_LIMIT,
             ..checkpoint("match --a-book", |d| {
                 let line = ["match", "--size", "3", "--komi", "9", "--a", "rollout", "--a-book", "@"];
-                (in_dir(d, "b.book"), args(&[&line[..], &["--b", "uniform", "--games", "1"]].concat()))
+                (d.join("b.book"), args(&[&line[..], &["--b", "uniform", "--games", "1"]].concat()))
             })
         },
         Input {
@@ -173,20 +174,16 @@ fn inputs() -> Vec<Input> {
                 (starts, args(&["selfplay", "--config", &config, "--games", "1", "--out", &out]))
             })
         },
-        checkpoint("gtp --model", |d| (in_dir(d, "m.safetensors"), args(&["gtp", "--model", "@"]))),
+        checkpoint("gtp --model", |d| (d.join("m.safetensors"), args(&["gtp", "--model", "@"]))),
         checkpoint("selfplay --model", |d| {
-            let config = d.join("c.toml");
-            std::fs::write(&config, CONFIG).unwrap();
-            let (config, out) = (config.display().to_string(), d.join("sp").display().to_string());
+            let (config, out) = (config_in(d), d.join("sp").display().to_string());
             let line = ["selfplay", "--config", &config, "--model", "@", "--games", "1", "--out", &out];
-            (in_dir(d, "m.safetensors"), args(&line))
+            (d.join("m.safetensors"), args(&line))
         }),
         checkpoint("selfplay --model FOLDER (its newest checkpoint)", |d| {
-            let config = d.join("c.toml");
-            std::fs::write(&config, CONFIG).unwrap();
             let models = d.join("tr");
             std::fs::create_dir_all(models.join("checkpoints")).unwrap();
-            let (config, out) = (config.display().to_string(), d.join("sp").display().to_string());
+            let (config, out) = (config_in(d), d.join("sp").display().to_string());
             let models = models.display().to_string();
             let line = ["selfplay", "--config", &config, "--model", &models, "--games", "1", "--out", &out];
             (d.join("tr/checkpoints/step-000000001.safetensors"), args(&line))
@@ -194,12 +191,10 @@ fn inputs() -> Vec<Input> {
         Input {
             absent_ok: true,
             ..checkpoint("train's newest checkpoint on resume", |d| {
-                let config = d.join("c.toml");
-                std::fs::write(&config, CONFIG).unwrap();
+                let config = config_in(d);
                 let data = d.join("data");
                 std::fs::create_dir_all(&data).unwrap();
                 std::fs::create_dir_all(d.join("tr/checkpoints")).unwrap();
-                let config = config.display().to_string();
                 let (data, out) = (data.display().to_string(), d.join("tr").display().to_string());
                 let line = ["train", "--config", &config, "--data", &data, "--out", &out];
                 (d.join("tr/checkpoints/step-000000001.safetensors"), args(&line))
@@ -207,20 +202,20 @@ fn inputs() -> Vec<Input> {
         },
         checkpoint("match --a model:", |d| {
             let line = ["match", "--size", "3", "--a", "model:@", "--b", "uniform", "--games", "1"];
-            (in_dir(d, "m.safetensors"), args(&line))
+            (d.join("m.safetensors"), args(&line))
         }),
         checkpoint("book --model", |d| {
             let out = d.join("b.book").display().to_string();
             let line =
                 ["book", "--size", "3", "--komi", "9", "--model", "@", "--out", &out, "--expansions", "4"];
-            (in_dir(d, "m.safetensors"), args(&line))
+            (d.join("m.safetensors"), args(&line))
         }),
         Input {
             limit: BOOK_LIMIT,
             absent_ok: true,
             ..checkpoint("book --out (resumed)", |d| {
                 let line = ["book", "--size", "3", "--komi", "9", "--evaluator", "rollout", "--out", "@"];
-                (in_dir(d, "b.book"), args(&[&line[..], &["--expansions", "4", "--visits", "8"]].concat()))
+                (d.join("b.book"), args(&[&line[..], &["--expansions", "4", "--visits", "8"]].concat()))
             })
         },
         Input {
@@ -230,14 +225,14 @@ fn inputs() -> Vec<Input> {
             ..checkpoint("komi --out's komi.json", |d| {
                 let out = d.display().to_string();
                 let line = ["komi", "--size", "3", "--evaluator", "rollout", "--visits", "8", "--out", &out];
-                (in_dir(d, "komi.json"), args(&line))
+                (d.join("komi.json"), args(&line))
             })
         },
         Input {
             limit: SOLVER_SAVE_LIMIT,
             absent_ok: true,
             ..checkpoint("solve --save", |d| {
-                (in_dir(d, "table"), args(&["solve", "--rules", "ttakji", "--size", "2", "--save", "@"]))
+                (d.join("table"), args(&["solve", "--rules", "ttakji", "--size", "2", "--save", "@"]))
             })
         },
         Input {
@@ -279,7 +274,7 @@ fn make(path: &Path, shape: Shape, input: &Input) {
     match shape {
         Shape::Missing | Shape::Substituted => {}
         Shape::Folder => std::fs::create_dir_all(path).unwrap(),
-        Shape::Fifo => assert!(Command::new("mkfifo").arg(path).status().unwrap().success()),
+        Shape::Fifo => run::mkfifo(path),
         Shape::DevZero | Shape::LinkToDevZero => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
         Shape::Empty => std::fs::write(path, b"").unwrap(),
         Shape::OverLimit => {

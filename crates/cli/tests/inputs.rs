@@ -5,9 +5,9 @@
 
 mod run;
 
-use run::hane;
+use run::{hane, mkfifo};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,10 +17,6 @@ fn fresh(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn mkfifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
 /// `hane ARGS`, which must end within 5 seconds: its exit code and stderr.

@@ -103,15 +103,12 @@ impl std::error::Error for ReadError {}
 /// The bytes of `path`, a file of `kind` (see the module docs).
 pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(path.into(), e))?;
-    if meta.is_file() {
-        return read_bounded(open_regular(path, kind)?, path, kind);
-    }
     let ft = meta.file_type();
-    if !kind.streams || !(ft.is_fifo() || ft.is_char_device()) {
-        return Err(ReadError::NotAFile(path.into(), crate::file::kind(ft), kind));
+    if kind.streams && (ft.is_fifo() || ft.is_char_device()) {
+        let file = File::open(path).map_err(|e| ReadError::Io(path.into(), e))?;
+        return read_bounded(file, path, kind);
     }
-    let file = File::open(path).map_err(|e| ReadError::Io(path.into(), e))?;
-    read_bounded(file, path, kind)
+    read_bounded(regular(path, &meta, kind)?, path, kind)
 }
 
 /// The text of `path`, a file of `kind` ([`read`]); bytes that are not UTF-8 are
@@ -124,6 +121,11 @@ pub fn read_text(path: &Path, kind: Kind) -> Result<String, ReadError> {
 /// it is a regular file within `kind`'s limit.
 pub fn open_regular(path: &Path, kind: Kind) -> Result<File, ReadError> {
     let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(path.into(), e))?;
+    regular(path, &meta, kind)
+}
+
+/// `path`, whose metadata is `meta`, opened if it is a regular file within `kind`'s limit.
+fn regular(path: &Path, meta: &std::fs::Metadata, kind: Kind) -> Result<File, ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotAFile(path.into(), crate::file::kind(meta.file_type()), kind));
     }

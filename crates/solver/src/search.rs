@@ -35,11 +35,12 @@
 //!
 //! With an expected answer, a proof search skips the prover's passes that do not end the
 //! game, except where its only other moves fill its own eyes (not in a bisection: a search
-//! that skips them cannot refute the test, and those searches order the other side's). Skipping some of the prover's actions can only make its
-//! proof fail, never make it wrong: such a node's bound on the prover's side still comes from
-//! the actions searched, and its bound on the other side is the static one, as at any node
-//! searched in part. So the table's entries stay proven bounds;
-//! an undecided one stands in only for a search that skips the same (its scope says so). A
+//! that skips them cannot refute the test, and those searches order the other side's).
+//! Skipping some of the prover's actions can only make its proof fail, never make it wrong:
+//! such a node's bound on the prover's side still comes from the actions searched, and its
+//! bound on the other side is the static one, as at any node searched in part. So the
+//! table's entries stay proven bounds; an undecided one stands in only for a search that
+//! skips the same (its scope says so). A
 //! proof may need a pass (a seki where every move of the prover's loses), so beyond a depth of
 //! twice the board's points nothing is skipped: the test is still decided (4x4 Go's "below
 //! 9" is proved so, at depth 33: docs/solver.md).

@@ -1,7 +1,14 @@
 //! Runs the `hane` binary for the CLI's integration tests, and checks that what it prints is
 //! in words and numbers, never a Rust `Debug` dump.
 
+use std::path::Path;
 use std::process::{Command, Output};
+
+/// Makes a FIFO at `path`.
+#[allow(dead_code)] // Each test binary uses what it needs.
+pub fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success(), "mkfifo {}", path.display());
+}
 
 /// Runs `hane` with `args`: its exit code, stdout and stderr ([`output`]).
 #[allow(dead_code)] // Each test binary uses what it needs.

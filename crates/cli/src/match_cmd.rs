@@ -18,7 +18,7 @@ use hane_eval::arena::{play_on, tally, MatchReport, MatchSettings};
 use hane_eval::elo::Wdl;
 use hane_eval::gtp::{GtpLimits, DEFAULT_TIMEOUT, TIMEOUT_SECS};
 use hane_eval::referee::{GameResult, Player};
-use hane_mcts::VISITS;
+use hane_mcts::{Precision, VISITS};
 use hane_pipeline::match_report::{self, MatchArgs};
 use hane_pipeline::players::{net_note, player};
 use hane_pipeline::{Interrupt, Stoppable};
@@ -62,6 +62,12 @@ pub struct Args {
     gtp_timeout: f64,
     #[command(flatten)]
     precision: crate::nets::PrecisionArg,
+    /// The first player's precision, if not --precision's (a net against its bf16 copy).
+    #[arg(long)]
+    a_precision: Option<Precision>,
+    /// The second player's precision, if not --precision's.
+    #[arg(long)]
+    b_precision: Option<Precision>,
 }
 
 /// Runs `hane match`.
@@ -71,6 +77,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
     TURNS.check("--opening-turns", a.opening_turns).map_err(Failure::input)?;
     TIMEOUT_SECS.check("--gtp-timeout", a.gtp_timeout).map_err(Failure::input)?;
+    let precision = a.precision.get();
+    let (a_precision, b_precision) = (a.a_precision.unwrap_or(precision), a.b_precision.unwrap_or(precision));
     let args = MatchArgs {
         rules: rules.to_string(),
         a: a.a.clone(),
@@ -79,6 +87,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         visits: a.visits,
         opening_turns: a.opening_turns,
         seed: a.seed,
+        a_precision,
+        b_precision,
     };
     let mut games = match &a.json {
         Some(file) => match_report::resume(file, &args)?,
@@ -97,9 +107,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
             errln!("hane: {spec}: {note}");
         }
     }
-    let precision = a.precision.get();
-    let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp, precision)?;
-    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp, precision)?;
+    let mut pa = player(&a.a, &rules, a.visits, a.seed, &gtp, a_precision)?;
+    let mut pb = player(&a.b, &rules, a.visits, a.seed.wrapping_add(1 << 32), &gtp, b_precision)?;
     if let Some(path) = &a.a_book {
         pa = Box::new(hane_pipeline::book::BookPlayer::new(path, &rules, pa)?);
     }

@@ -7,6 +7,7 @@
 use crate::{read_report, write_json, Error};
 use hane_eval::arena::MatchReport;
 use hane_eval::referee::GameResult;
+use hane_mcts::Precision;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -27,6 +28,12 @@ pub struct MatchArgs {
     pub opening_turns: u32,
     /// Seed of openings and searches.
     pub seed: u64,
+    /// What the first player's net computes in (files from before this field: FP32).
+    #[serde(default)]
+    pub a_precision: Precision,
+    /// What the second player's net computes in.
+    #[serde(default)]
+    pub b_precision: Precision,
 }
 
 /// The file as written.
@@ -112,6 +119,8 @@ mod tests {
             visits: 8,
             opening_turns: 2,
             seed: 1,
+            a_precision: Precision::Fp32,
+            b_precision: Precision::Fp32,
         };
         assert!(resume(&file, &args).unwrap().is_empty());
         let report = MatchReport::of(&rules, "r".into(), "u".into(), vec![game("b"), game("b")]);
@@ -122,6 +131,9 @@ mod tests {
         let other = MatchArgs { seed: 2, ..args.clone() };
         let e = resume(&file, &other).unwrap_err().to_string();
         assert!(e.contains("m.json holds another match") && e.contains("seed: 1"), "{e}");
+        // Another precision plays other games.
+        let bf16 = MatchArgs { b_precision: Precision::Bf16, ..args.clone() };
+        assert!(resume(&file, &bf16).is_err());
         std::fs::write(&file, "{}").unwrap();
         let e = resume(&file, &args).unwrap_err().to_string();
         assert!(e.contains("not a match report to resume"), "{e}");

@@ -57,7 +57,15 @@ pub fn player(
     };
     let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
     match kind {
-        "model" => Ok(search(net(Path::new(arg), rules, precision)?, spec.to_string())),
+        "model" => {
+            // The precision is part of the name where it is not the default, so that a net
+            // against its own bf16 copy shows as two players.
+            let name = match precision {
+                Precision::Fp32 => spec.to_string(),
+                p => format!("{spec} ({p})"),
+            };
+            Ok(search(net(Path::new(arg), rules, precision)?, name))
+        }
         "rollout" => Ok(search(Box::new(RolloutEvaluator::new(seed)), format!("rollout/{visits}"))),
         "uniform" => Ok(search(Box::new(UniformEvaluator), format!("uniform/{visits}"))),
         "gnugo" | "gtp" => {

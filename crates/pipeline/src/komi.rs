@@ -170,6 +170,13 @@ impl KomiArgs {
     }
 }
 
+impl std::fmt::Display for KomiArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let KomiArgs { rules, method, visits, sweep_games, sweep_visits, seed } = self;
+        write!(f, "{rules} by {method}, {visits} visits, sweeps of {sweep_games} games at {sweep_visits} visits, seed {seed}")
+    }
+}
+
 /// `komi.json` of an estimate that stopped early.
 #[derive(Serialize, Deserialize)]
 struct Partial {
@@ -200,7 +207,7 @@ pub fn resume(dir: &Path, args: &KomiArgs) -> Result<KomiProgress, Error> {
         .map_err(|e| Error::Input(format!("{shown}: a damaged partial estimate ({e}); remove it")))?;
     if saved.args != *args {
         return Err(Error::Input(format!(
-            "{shown} holds a partial estimate of other arguments ({:?}); rerun with them to finish it, or give another --out",
+            "{shown} holds a partial estimate of other arguments ({}); rerun with them to finish it, or give another --out",
             saved.args
         )));
     }

@@ -29,6 +29,13 @@ pub struct MatchArgs {
     pub seed: u64,
 }
 
+impl std::fmt::Display for MatchArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let MatchArgs { rules, a, b, games, visits, opening_turns, seed } = self;
+        write!(f, "{rules}, {a} against {b}, {games} games, {visits} visits, {opening_turns} opening turns, seed {seed}")
+    }
+}
+
 /// The file as written.
 #[derive(Serialize)]
 struct Saved<'a> {
@@ -61,7 +68,7 @@ pub fn resume(file: &Path, args: &MatchArgs) -> Result<Vec<GameResult>, Error> {
     })?;
     if saved.args != *args {
         return Err(Error::Input(format!(
-            "{shown} holds another match ({:?}); rerun with its arguments to resume it, or give another --json",
+            "{shown} holds another match ({}); rerun with its arguments to resume it, or give another --json",
             saved.args
         )));
     }
@@ -121,7 +128,7 @@ mod tests {
         assert_eq!(resume(&file, &args).unwrap(), report.games);
         let other = MatchArgs { seed: 2, ..args.clone() };
         let e = resume(&file, &other).unwrap_err().to_string();
-        assert!(e.contains("m.json holds another match") && e.contains("seed: 1"), "{e}");
+        assert!(e.contains("m.json holds another match") && e.contains("seed 1"), "{e}");
         std::fs::write(&file, "{}").unwrap();
         let e = resume(&file, &args).unwrap_err().to_string();
         assert!(e.contains("not a match report to resume"), "{e}");

@@ -119,9 +119,12 @@ impl std::str::FromStr for DeviceName {
             "auto" => Ok(DeviceName::Auto),
             "cpu" => Ok(DeviceName::Cpu),
             "cuda" => Ok(DeviceName::Cuda(0)),
-            _ => name.strip_prefix("cuda:").and_then(|i| i.parse().ok()).map(DeviceName::Cuda).ok_or_else(
-                || Invalid(format!("device = \"{}\": allowed auto, cpu, cuda, cuda:N", name.escape_debug())),
-            ),
+            _ => {
+                let bad = || {
+                    Invalid(format!("device = \"{}\": allowed auto, cpu, cuda, cuda:N", name.escape_debug()))
+                };
+                name.strip_prefix("cuda:").and_then(|i| i.parse().ok()).map(DeviceName::Cuda).ok_or_else(bad)
+            }
         }
     }
 }

@@ -171,9 +171,15 @@ impl KomiArgs {
 }
 
 impl std::fmt::Display for KomiArgs {
+    /// In words, as a refusal to resume shows them: `ttakji,size=5 by search with random
+    /// playouts, 800 visits, sweeps of 16 games at 64 visits, seed 1`.
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         let KomiArgs { rules, method, visits, sweep_games, sweep_visits, seed } = self;
-        write!(f, "{rules} by {method}, {visits} visits, sweeps of {sweep_games} games at {sweep_visits} visits, seed {seed}")
+        write!(
+            f,
+            "{rules} by {method}, {visits} visits, sweeps of {sweep_games} games at {sweep_visits} visits, \
+             seed {seed}"
+        )
     }
 }
 

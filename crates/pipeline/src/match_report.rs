@@ -30,9 +30,15 @@ pub struct MatchArgs {
 }
 
 impl std::fmt::Display for MatchArgs {
+    /// In words: `ttakji,size=5, rollout against uniform, 10 games, 100 visits, 2 opening turns,
+    /// seed 1`.
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         let MatchArgs { rules, a, b, games, visits, opening_turns, seed } = self;
-        write!(f, "{rules}, {a} against {b}, {games} games, {visits} visits, {opening_turns} opening turns, seed {seed}")
+        write!(
+            f,
+            "{rules}, {a} against {b}, {games} games, {visits} visits, {opening_turns} opening turns, \
+             seed {seed}"
+        )
     }
 }
 

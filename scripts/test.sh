@@ -9,6 +9,8 @@ export PATH="$PATH:/usr/games"
 cargo fmt --all -- --check
 # Every repository path the documentation names exists.
 python3 scripts/check_paths.py
+# No line a user sees is written with Debug formatting.
+python3 scripts/check_debug_format.py
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
 cargo bench --workspace --no-run

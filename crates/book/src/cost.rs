@@ -42,10 +42,11 @@ impl CostWeights {
     /// Sets weights from `key=value` pairs separated by commas (`per_child=1,pv_discount=0.5`).
     pub fn parse_into(&mut self, text: &str) -> Result<(), String> {
         for pair in text.split(',').filter(|p| !p.is_empty()) {
-            let (k, v) = pair.split_once('=').ok_or_else(|| format!("{pair:?}: not key=value"))?;
-            let v: f32 = v.parse().map_err(|_| format!("{pair:?}: not a number"))?;
+            let (k, v) =
+                pair.split_once('=').ok_or_else(|| format!("\"{}\": not key=value", pair.escape_debug()))?;
+            let v: f32 = v.parse().map_err(|_| format!("\"{}\": not a number", pair.escape_debug()))?;
             if !(0.0..=1000.0).contains(&v) {
-                return Err(format!("{pair:?}: allowed 0 to 1000"));
+                return Err(format!("\"{}\": allowed 0 to 1000", pair.escape_debug()));
             }
             let slot = match k {
                 "per_move" => &mut self.per_move,
@@ -56,7 +57,7 @@ impl CostWeights {
                 "per_child" => &mut self.per_child,
                 "per_child_sq" => &mut self.per_child_sq,
                 "pv_discount" if v <= 1.0 => &mut self.pv_discount,
-                _ => return Err(format!("{k:?}: not a cost weight (or out of range)")),
+                _ => return Err(format!("\"{}\": not a cost weight (or out of range)", k.escape_debug())),
             };
             *slot = v;
         }

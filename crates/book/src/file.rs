@@ -155,7 +155,9 @@ pub fn load(path: &Path, header: Option<&Header>) -> Result<Option<Book>, BookEr
         std::str::from_utf8(&bytes[..nl]).map_err(|_| damaged("the header line is not text".into()))?;
     let body = &bytes[nl + 1..];
     let parts: Vec<&str> = head.split(' ').collect();
-    let [magic, version, crc, len] = parts[..] else { return Err(damaged(format!("header line {head:?}"))) };
+    let [magic, version, crc, len] = parts[..] else {
+        return Err(damaged(format!("header line \"{}\"", head.escape_debug())));
+    };
     if magic != "hane-book" {
         return Err(damaged("not a hane book".into()));
     }

@@ -91,7 +91,9 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
             net_id(p).map_err(|e| Failure::input(e.to_string()))?
         }
         (None, Some("rollout")) => "rollouts".into(),
-        (None, Some(e)) => return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout"))),
+        (None, Some(e)) => {
+            return Err(Failure::input(format!("--evaluator \"{}\": allowed: rollout", e.escape_debug())))
+        }
         (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout")),
     };
     let seed = a.seed;

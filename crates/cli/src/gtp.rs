@@ -44,7 +44,10 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
         (None, "normal") => 128,
         (None, "hard") => 800,
         (None, other) => {
-            return Err(Failure::input(format!("--level {other:?}: allowed: easy, normal, hard")))
+            return Err(Failure::input(format!(
+                "--level \"{}\": allowed: easy, normal, hard",
+                other.escape_debug()
+            )))
         }
     };
     let brain = nets.brain(a.model.as_deref(), &rules, visits, a.seed, a.precision.get())?;

@@ -68,7 +68,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         (None, Some("solver")) => Method::Solver,
         (None, None) => return Err(Failure::input("give --model CHECKPOINT or --evaluator rollout|solver")),
         (None, Some(e)) => {
-            return Err(Failure::input(format!("--evaluator {e:?}: allowed: rollout, solver")))
+            return Err(Failure::input(format!(
+                "--evaluator \"{}\": allowed: rollout, solver",
+                e.escape_debug()
+            )))
         }
     };
     if let Some(note) = a.model.as_deref().and_then(|p| net_note(p, &rules)) {

@@ -41,7 +41,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     let human = match a.color.to_ascii_lowercase().as_str() {
         "b" | "black" => Color::Black,
         "w" | "white" => Color::White,
-        other => return Err(Failure::input(format!("--color {other:?}: allowed: b, w"))),
+        other => return Err(Failure::input(format!("--color \"{}\": allowed: b, w", other.escape_debug()))),
     };
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
     let mut brain = nets.brain(a.model.as_deref(), &rules, a.visits, a.seed, a.precision.get())?;

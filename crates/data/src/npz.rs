@@ -16,6 +16,7 @@
 //! bytes are all distinct parts of the file: a few hundred times the file's length at worst,
 //! however many central directory entries it has.
 
+use hane_host::show::list;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 /// Element type of an array.
@@ -474,7 +475,7 @@ fn read_npy(name: &str, mut src: impl Read, size: u64, crc: Option<u32>) -> Resu
     let bytes = count.and_then(|n| n.checked_mul(dtype.size()));
     let whole = bytes.and_then(|b| b.checked_add(prefix + hlen));
     if whole.map(|w| w as u64) != Some(size) {
-        return bad(format!("shape {shape:?} does not match the {size} bytes announced"));
+        return bad(format!("shape [{}] does not match the {size} bytes announced", list(&shape)));
     }
     // Zeroed memory is mapped lazily: only the pages the data reaches are touched.
     let mut data = vec![0u8; bytes.unwrap_or(0)];

@@ -35,6 +35,7 @@ use crate::npz::{self, Array, Compression, Crc32, Dtype};
 use hane_engine::rules::MoveCap;
 use hane_engine::{Komi, PolicyLayout, Rules};
 use hane_host::read::{self, ReadError};
+use hane_host::show::list;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -431,8 +432,9 @@ fn check(mut arrays: Vec<Array>, verify: bool) -> Result<Shard, String> {
         if a.dtype != dtype || a.shape != shape {
             let (found, wanted) = (a.dtype.name(), dtype.name());
             return Err(format!(
-                "{name}: {found} of shape {:?}, expected {wanted} of shape {shape:?}",
-                a.shape
+                "{name}: {found} of shape [{}], expected {wanted} of shape [{}]",
+                list(&a.shape),
+                list(&shape)
             ));
         }
         ordered.push(a);

@@ -943,7 +943,10 @@ impl Board {
             return Err("hash differs from a recomputation".into());
         }
         if fresh.count != self.count {
-            return Err(format!("stone counts {:?}, recomputed {:?}", self.count, fresh.count));
+            return Err(format!(
+                "stone counts {} and {}, recomputed {} and {}",
+                self.count[0], self.count[1], fresh.count[0], fresh.count[1]
+            ));
         }
         if fresh.n_empty != self.n_empty {
             return Err("empty-point count differs".into());
@@ -977,10 +980,10 @@ impl Board {
             }
             if self.libs[slot(h)] != fresh.libs[slot(fh)] {
                 return Err(format!(
-                    "chain at {} has pseudo-liberties {:?}, recomputed {:?}",
+                    "chain at {} has pseudo-liberties {:#x}, recomputed {:#x}",
                     self.geo.name(p),
-                    self.libs[slot(h)],
-                    fresh.libs[slot(fh)]
+                    self.libs[slot(h)].0,
+                    fresh.libs[slot(fh)].0
                 ));
             }
             if self.chain_stones(p).count() != self.stones[slot(h)] as usize {
@@ -1012,7 +1015,7 @@ impl Board {
                     'X' | 'x' | 'B' | 'b' => Color::Black,
                     'O' | 'o' | 'W' | 'w' => Color::White,
                     '.' | '+' => continue,
-                    _ => return Err(format!("bad character {ch:?}")),
+                    _ => return Err(format!("bad character '{}'", ch.escape_debug())),
                 };
                 b.put(b.geo.point(x, y), c);
             }

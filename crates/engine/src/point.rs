@@ -166,7 +166,7 @@ impl Geometry {
 
     /// Parses a GTP vertex such as `d4` or `T19` (case-insensitive; `I` is not a column).
     pub fn parse(self, s: &str) -> Result<Point, CoordError> {
-        let bad = || CoordError(format!("not a vertex on this board: {s:?}"));
+        let bad = || CoordError(format!("not a vertex on this board: \"{}\"", s.escape_debug()));
         let mut chars = s.chars();
         let c = chars.next().ok_or_else(bad)?.to_ascii_uppercase();
         let x = COLUMNS.iter().position(|&l| l as char == c).ok_or_else(bad)?;

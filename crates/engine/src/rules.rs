@@ -182,7 +182,13 @@ impl Rules {
                 dead: D::None,
                 cap: MoveCap::PerPoint(4),
             },
-            _ => return err(format!("unknown rule set {name:?}; known: {}", PRESETS.join(", "))),
+            _ => {
+                return err(format!(
+                    "unknown rule set \"{}\"; known: {}",
+                    name.escape_debug(),
+                    PRESETS.join(", ")
+                ))
+            }
         };
         r.validate()?;
         Ok(r)
@@ -264,7 +270,9 @@ impl Rules {
     }
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), RulesError> {
-        let bad = |allowed: &str| err(format!("bad value {value:?} for rule {key:?}; allowed: {allowed}"));
+        let bad = |allowed: &str| {
+            err(format!("bad value \"{}\" for rule \"{key}\"; allowed: {allowed}", value.escape_debug()))
+        };
         match key {
             "size" => match value.parse::<u8>() {
                 Ok(n) => self.size = n,
@@ -322,7 +330,8 @@ impl Rules {
             }
             _ => {
                 return err(format!(
-                    "unknown rule field {key:?}; fields: size, komi, scoring, ko, suicide, dead, cap"
+                    "unknown rule field \"{}\"; fields: size, komi, scoring, ko, suicide, dead, cap",
+                    key.escape_debug()
                 ))
             }
         }
@@ -411,7 +420,8 @@ impl serde::Serialize for Rules {
 impl<'de> serde::Deserialize<'de> for Rules {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rules, D::Error> {
         let text = String::deserialize(d)?;
-        text.parse().map_err(|e| serde::de::Error::custom(format!("rules = {text:?}: {e}")))
+        text.parse()
+            .map_err(|e| serde::de::Error::custom(format!("rules = \"{}\": {e}", text.escape_debug())))
     }
 }
 
@@ -424,20 +434,25 @@ impl FromStr for Rules {
         let overrides: Vec<(String, String)> = parts
             .map(|kv| match kv.split_once('=') {
                 Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
-                None => err(format!("expected key=value after the preset name, got {kv:?}")),
+                None => {
+                    err(format!("expected key=value after the preset name, got \"{}\"", kv.escape_debug()))
+                }
             })
             .collect::<Result<_, _>>()?;
         // A key given twice is refused rather than letting one silently win.
         for (i, (k, _)) in overrides.iter().enumerate() {
             if overrides[..i].iter().any(|(j, _)| j == k) {
-                return err(format!("rule {k:?} given twice in {s:?}"));
+                return err(format!("rule \"{}\" given twice in \"{}\"", k.escape_debug(), s.escape_debug()));
             }
         }
         // The size decides size-dependent defaults (BrainKing komi), so it is applied first.
         let mut size = 9u8;
         if let Some((_, v)) = overrides.iter().find(|(k, _)| k == "size") {
             size = v.parse().ok().filter(|&n| SIZES.contains(n)).ok_or_else(|| {
-                RulesError(format!("bad value {v:?} for rule \"size\"; allowed: an integer {SIZES}"))
+                RulesError(format!(
+                    "bad value \"{}\" for rule \"size\"; allowed: an integer {SIZES}",
+                    v.escape_debug()
+                ))
             })?;
         }
         let mut r = Rules::preset(&name)?;

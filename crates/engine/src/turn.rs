@@ -67,14 +67,15 @@ impl Turn {
         }
         match t.split_once('+') {
             Some((slide, place)) => {
-                let (from, to) = slide
-                    .split_once('>')
-                    .ok_or_else(|| TurnError::Syntax(format!("expected FROM>TO+PLACE, got {t:?}")))?;
+                let (from, to) = slide.split_once('>').ok_or_else(|| {
+                    TurnError::Syntax(format!("expected FROM>TO+PLACE, got \"{}\"", t.escape_debug()))
+                })?;
                 Ok(Turn::Slide { from: geo.parse(from)?, to: geo.parse(to)?, place: geo.parse(place)? })
             }
-            None if t.contains('>') => {
-                Err(TurnError::Syntax(format!("a slide must be followed by +PLACE, got {t:?}")))
-            }
+            None if t.contains('>') => Err(TurnError::Syntax(format!(
+                "a slide must be followed by +PLACE, got \"{}\"",
+                t.escape_debug()
+            ))),
             None => Ok(Turn::Place(geo.parse(t)?)),
         }
     }

@@ -226,7 +226,7 @@ impl GtpEngine {
         if self.process.is_none() {
             let words: Vec<&str> = self.command.split_whitespace().collect();
             let p = Process::start(words[0], &words[1..])
-                .map_err(|e| failed(format!("cannot start {:?}: {e}", self.command)))?;
+                .map_err(|e| failed(format!("cannot start \"{}\": {e}", self.command.escape_debug())))?;
             self.process = Some(p);
         }
         Ok(())
@@ -251,7 +251,7 @@ impl GtpEngine {
         };
         writeln!(p.stdin, "{command}")
             .and_then(|()| p.stdin.flush())
-            .map_err(|e| failed(format!("{name}: cannot send {command:?}: {e}")))?;
+            .map_err(|e| failed(format!("{name}: cannot send \"{}\": {e}", command.escape_debug())))?;
         let response = match answer(&p.lines, &self.limits) {
             Ok(r) => r,
             Err(e) => {
@@ -265,8 +265,12 @@ impl GtpEngine {
         let text = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim().to_string();
         match status {
             "=" => Ok(text),
-            "?" => Err(failed(format!("{name} refused {command:?}: {text}"))),
-            _ => Err(failed(format!("{name} answered {response:?} to {command:?}"))),
+            "?" => Err(failed(format!("{name} refused \"{}\": {text}", command.escape_debug()))),
+            _ => Err(failed(format!(
+                "{name} answered \"{}\" to \"{}\"",
+                response.escape_debug(),
+                command.escape_debug()
+            ))),
         }
     }
 }
@@ -283,15 +287,16 @@ enum NoAnswer {
 impl NoAnswer {
     /// The error of `engine`'s answer to `command` that did not come.
     fn about(self, engine: &str, command: &str) -> GtpError {
+        let command = command.escape_debug();
         match self {
-            NoAnswer::Closed => failed(format!("{engine} closed its output after {command:?}")),
-            NoAnswer::Garbage(e) => GtpError::Unresponsive(format!("{engine}: {e} after {command:?}")),
+            NoAnswer::Closed => failed(format!("{engine} closed its output after \"{command}\"")),
+            NoAnswer::Garbage(e) => GtpError::Unresponsive(format!("{engine}: {e} after \"{command}\"")),
             NoAnswer::Late(t) => GtpError::Unresponsive(format!(
-                "{engine} did not answer {command:?} within {} s",
+                "{engine} did not answer \"{command}\" within {} s",
                 t.as_secs_f64()
             )),
             NoAnswer::Endless => GtpError::Unresponsive(format!(
-                "{engine}'s answer to {command:?} went on beyond {MAX_ANSWER} bytes or {MAX_ANSWER_LINES} lines"
+                "{engine}'s answer to \"{command}\" went on beyond {MAX_ANSWER} bytes or {MAX_ANSWER_LINES} lines"
             )),
             NoAnswer::Stopped => GtpError::Stopped,
         }

@@ -78,7 +78,7 @@ impl std::str::FromStr for Perspective {
             "black" => Ok(Perspective::Black),
             "white" => Ok(Perspective::White),
             "side-to-move" | "sidetomove" => Ok(Perspective::SideToMove),
-            _ => Err(format!("{s:?}: allowed: black, white, side-to-move")),
+            _ => Err(format!("\"{}\": allowed: black, white, side-to-move", s.escape_debug())),
         }
     }
 }
@@ -204,7 +204,8 @@ fn query_rules(q: &Map<String, Value>) -> Result<(Rules, String), Refusal> {
         Some(_) => return Err(("rules must be a string or a KataGo rules object".into(), "rules")),
         None => return Err(("rules is required".into(), "rules")),
     };
-    let mut rules: Rules = text.parse().map_err(|e| (format!("{name:?}: {e}"), "rules"))?;
+    let mut rules: Rules =
+        text.parse().map_err(|e| (format!("\"{}\": {e}", name.escape_debug()), "rules"))?;
     let size = |key: &'static str| {
         q.get(key)
             .ok_or_else(|| (format!("{key} is required"), key))?
@@ -254,7 +255,9 @@ fn positions(q: &Map<String, Value>, rules: Rules) -> Result<Vec<GameState>, Ref
     let mut out = vec![game.clone()];
     for (i, (c, loc)) in moves.iter().enumerate() {
         // KataGo's wording, which clients (KaTrain) look for.
-        let bad = |e: String| (format!("Illegal move {i}: {c:?} {loc}: {e}"), "moves");
+        let bad = |e: String| {
+            (format!("Illegal move {i}: {} {loc}: {e}", c.letter().to_ascii_uppercase()), "moves")
+        };
         if *c != game.to_move() {
             game.pass_implied().map_err(|e| bad(e.to_string()))?;
         }
@@ -407,9 +410,12 @@ fn jobs(q: &Map<String, Value>, id: &str, an: &Analyzer) -> Result<(Vec<Job>, Wa
         .map(|k| ("hane does not implement this field; it is ignored".to_string(), k.clone()))
         .collect();
     let (rules, name) = query_rules(q)?;
-    let note = an.brain.check_rules(&rules).map_err(|e| (format!("rules {name:?}: {}", e.0), "rules"))?;
+    let note = an
+        .brain
+        .check_rules(&rules)
+        .map_err(|e| (format!("rules \"{}\": {}", name.escape_debug(), e.0), "rules"))?;
     for note in [katago_rules::nearest(&name).map(str::to_string), note].into_iter().flatten() {
-        warnings.push((format!("rules {name:?}: {note}"), "rules".into()));
+        warnings.push((format!("rules \"{}\": {note}", name.escape_debug()), "rules".into()));
     }
     let states = positions(q, rules)?;
     let turns = analyzed_turns(q, states.len())?;

@@ -73,7 +73,8 @@ pub fn from_object(o: &Map<String, Value>) -> Result<String, KataRulesError> {
         o.get("whiteHandicapBonus").map_or("0".to_string(), |v| v.as_str().unwrap_or("?").to_string());
     if bonus != "0" {
         return Err(KataRulesError(format!(
-            "hane gives White no handicap bonus (whiteHandicapBonus {bonus:?}); set the komi"
+            "hane gives White no handicap bonus (whiteHandicapBonus \"{}\"); set the komi",
+            bonus.escape_debug()
         )));
     }
     let suicide = if o.get("suicide").and_then(Value::as_bool).unwrap_or(false) { "allow" } else { "forbid" };

@@ -34,7 +34,11 @@ impl FromStr for Precision {
             "fp32" => Ok(Precision::Fp32),
             "bf16" => Ok(Precision::Bf16),
             "auto" => Ok(Precision::Auto),
-            _ => Err(Invalid(format!("precision = {s:?}: allowed {}", Precision::NAMES.join(", ")))),
+            _ => Err(Invalid(format!(
+                "precision = \"{}\": allowed {}",
+                s.escape_debug(),
+                Precision::NAMES.join(", ")
+            ))),
         }
     }
 }

@@ -260,8 +260,8 @@ impl<G: Game> Search<G> {
     /// entry per legal action of the leaf.
     pub fn apply(&mut self, id: LeafId, e: &Evaluation) {
         let n = id.0;
-        let node = self.tree.nodes.get(n as usize).unwrap_or_else(|| panic!("apply: unknown leaf {id:?}"));
-        assert!(node.kind == Kind::Pending, "apply: leaf {id:?} is not waiting for an evaluation");
+        let node = self.tree.nodes.get(n as usize).unwrap_or_else(|| panic!("apply: unknown leaf {n}"));
+        assert!(node.kind == Kind::Pending, "apply: leaf {n} is not waiting for an evaluation");
         let to_move = node.to_move;
         let range = self.tree.edge_range(n);
         assert_eq!(e.policy.len(), range.len(), "apply: the policy needs one entry per legal action");

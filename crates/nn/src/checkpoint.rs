@@ -26,6 +26,7 @@ use hane_data::npz::Crc32;
 use hane_engine::range::Invalid;
 use hane_engine::{PolicyLayout, Rules};
 use hane_host::read::{self, ReadError};
+use hane_host::show::list;
 use safetensors::{Dtype, SafeTensors, View};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -99,7 +100,7 @@ impl ModelMeta {
 
     /// The rule set, parsed.
     pub fn parsed_rules(&self) -> Result<Rules, Invalid> {
-        self.rules.parse().map_err(|e| Invalid(format!("rules {:?}: {e}", self.rules)))
+        self.rules.parse().map_err(|e| Invalid(format!("rules \"{}\": {e}", self.rules.escape_debug())))
     }
 
     /// An error message unless this net plays `rules`: its game on one of its
@@ -229,8 +230,8 @@ impl Checkpoint {
             ReadError::Io(_, e) => io(e),
             other => bad(other.why()),
         })?;
-        let st = SafeTensors::deserialize(&buf).map_err(|e| bad(format!("not a safetensors file: {e:?}")))?;
-        let (_, header) = SafeTensors::read_metadata(&buf).map_err(|e| bad(format!("{e:?}")))?;
+        let st = SafeTensors::deserialize(&buf).map_err(|e| bad(format!("not a safetensors file: {e}")))?;
+        let (_, header) = SafeTensors::read_metadata(&buf).map_err(|e| bad(e.to_string()))?;
         let mut extra: BTreeMap<String, String> =
             header.metadata().clone().unwrap_or_default().into_iter().collect();
         let json = extra
@@ -263,6 +264,7 @@ impl Checkpoint {
         let mut tensors = BTreeMap::new();
         for (name, view) in views {
             if view.dtype() != Dtype::F32 {
+                // debug-format: safetensors' Dtype has no Display; its Debug is the type's name.
                 return Err(bad(format!("tensor {name} is {:?}, expected F32", view.dtype())));
             }
             let count = non_finite(view.data());
@@ -309,7 +311,7 @@ impl Checkpoint {
         self.meta.net.validate()?;
         if NetConfig::new(&rules, self.meta.net.shape) != self.meta.net {
             return Err(bad(format!(
-                "net {:?} does not fit its rules {} and this encoder",
+                "net {} does not fit its rules {} and this encoder",
                 self.meta.net, self.meta.rules
             )));
         }
@@ -318,8 +320,9 @@ impl Checkpoint {
         }
         if !self.meta.sizes.is_empty() && !self.meta.sizes.contains(&rules.size) {
             return Err(bad(format!(
-                "its board sizes {:?} leave out its net's own, {}",
-                self.meta.sizes, rules.size
+                "its board sizes {} leave out its net's own, {}",
+                list(&self.meta.sizes),
+                rules.size
             )));
         }
         // A net larger than the file's tensors is refused before it is built: a small file
@@ -348,9 +351,9 @@ impl Checkpoint {
             let src = self.tensors.get(name).ok_or_else(|| bad(format!("tensor {name} is missing")))?;
             if src.size() != var.size() {
                 return Err(bad(format!(
-                    "tensor {name} has shape {:?}, the net needs {:?}",
-                    src.size(),
-                    var.size()
+                    "tensor {name} has shape [{}], the net needs [{}]",
+                    list(&src.size()),
+                    list(&var.size())
                 )));
             }
         }

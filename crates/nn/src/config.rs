@@ -89,6 +89,18 @@ impl NetShape {
     }
 }
 
+impl std::fmt::Display for NetShape {
+    /// Every width in words: `6 blocks of 96 channels, pooling 32 every 3, heads 32 and 48`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let NetShape { blocks, channels, pool_channels, head_channels, value_channels, pool_every } = self;
+        write!(
+            f,
+            "{blocks} blocks of {channels} channels, pooling {pool_channels} every {pool_every}, \
+             heads {head_channels} and {value_channels}"
+        )
+    }
+}
+
 /// Everything needed to build a network: the game's sizes plus its [`NetShape`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -150,6 +162,14 @@ impl NetConfig {
     /// side, so their targets are of order 1 on every board size.
     pub fn score_scale(&self) -> f64 {
         self.board_size as f64
+    }
+}
+
+impl std::fmt::Display for NetConfig {
+    /// The shape and the game's sizes: `6 blocks of 96 channels, ... on 7x7, 50 actions, ...`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let NetConfig { board_size: n, action_space, planes, globals, shape } = self;
+        write!(f, "{shape} on {n}x{n}, {action_space} actions, {planes} planes, {globals} globals")
     }
 }
 

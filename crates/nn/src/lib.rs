@@ -119,12 +119,23 @@ impl std::str::FromStr for DeviceName {
             "auto" => Ok(DeviceName::Auto),
             "cpu" => Ok(DeviceName::Cpu),
             "cuda" => Ok(DeviceName::Cuda(0)),
-            _ => name
-                .strip_prefix("cuda:")
-                .and_then(|i| i.parse().ok())
-                .map(DeviceName::Cuda)
-                .ok_or_else(|| Invalid(format!("device = {name:?}: allowed auto, cpu, cuda, cuda:N"))),
+            _ => {
+                let bad = || {
+                    Invalid(format!("device = \"{}\": allowed auto, cpu, cuda, cuda:N", name.escape_debug()))
+                };
+                name.strip_prefix("cuda:").and_then(|i| i.parse().ok()).map(DeviceName::Cuda).ok_or_else(bad)
+            }
         }
+    }
+}
+
+/// How a config names `device`: `cpu`, `cuda:0`.
+pub fn device_name(device: Device) -> String {
+    match device {
+        Device::Cpu => "cpu".into(),
+        Device::Cuda(i) => format!("cuda:{i}"),
+        Device::Mps => "mps".into(),
+        Device::Vulkan => "vulkan".into(),
     }
 }
 

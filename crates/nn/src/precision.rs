@@ -14,6 +14,7 @@
 //! reason are logged once per process ([`resolve`]). [`Hardware`] is what the choice reads, so
 //! a test can describe a processor without bf16.
 
+use crate::device_name;
 use hane_mcts::Precision;
 use std::io::Write;
 use std::sync::OnceLock;
@@ -64,7 +65,9 @@ pub fn choose(precision: Precision, device: Device, hw: Hardware) -> Inference {
         (Precision::Auto, Device::Cpu) => {
             (Kind::Float, "auto: the CPU has neither avx512_bf16 nor amx_bf16".to_string())
         }
-        (Precision::Auto, d) => (Kind::Float, format!("auto: {d:?}'s bf16 support is not known here")),
+        (Precision::Auto, d) => {
+            (Kind::Float, format!("auto: {}'s bf16 support is not known here", device_name(d)))
+        }
     };
     Inference { trunk, reason }
 }

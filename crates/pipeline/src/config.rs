@@ -19,6 +19,7 @@ use hane_engine::Rules;
 use hane_eval::arena::MATCH_GAMES;
 use hane_eval::gtp::GNUGO_LEVELS;
 use hane_host::read;
+use hane_host::show::list;
 use hane_mcts::{MAX_VISITS, VISITS};
 use hane_selfplay::SelfplayConfig;
 use serde::Deserialize;
@@ -271,15 +272,17 @@ impl ConfigFile {
         if !weights.is_empty() {
             if weights.len() != self.train.sizes.len() {
                 return Err(Invalid(format!(
-                    "[loop] size_weights = {weights:?}: one weight for each of [train] sizes = {:?}",
-                    self.train.sizes
+                    "[loop] size_weights = [{}]: one weight for each of [train] sizes = [{}]",
+                    list(weights),
+                    list(&self.train.sizes)
                 )));
             }
             let main = self.train.sizes.iter().position(|&s| s == train.size);
             if main.is_some_and(|i| weights[i] == 0.0) {
                 return Err(Invalid(format!(
-                    "[loop] size_weights = {weights:?}: the rules' own size, {}, needs a weight above 0 \
+                    "[loop] size_weights = [{}]: the rules' own size, {}, needs a weight above 0 \
                      (its komi estimates and anchors lead the run)",
+                    list(weights),
                     train.size
                 )));
             }

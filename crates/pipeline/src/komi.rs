@@ -170,6 +170,19 @@ impl KomiArgs {
     }
 }
 
+impl std::fmt::Display for KomiArgs {
+    /// In words, as a refusal to resume shows them: `ttakji,size=5 by search with random
+    /// playouts, 800 visits, sweeps of 16 games at 64 visits, seed 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let KomiArgs { rules, method, visits, sweep_games, sweep_visits, seed } = self;
+        write!(
+            f,
+            "{rules} by {method}, {visits} visits, sweeps of {sweep_games} games at {sweep_visits} visits, \
+             seed {seed}"
+        )
+    }
+}
+
 /// `komi.json` of an estimate that stopped early.
 #[derive(Serialize, Deserialize)]
 struct Partial {
@@ -200,7 +213,7 @@ pub fn resume(dir: &Path, args: &KomiArgs) -> Result<KomiProgress, Error> {
         .map_err(|e| Error::Input(format!("{shown}: a damaged partial estimate ({e}); remove it")))?;
     if saved.args != *args {
         return Err(Error::Input(format!(
-            "{shown} holds a partial estimate of other arguments ({:?}); rerun with them to finish it, or give another --out",
+            "{shown} holds a partial estimate of other arguments ({}); rerun with them to finish it, or give another --out",
             saved.args
         )));
     }

@@ -36,6 +36,19 @@ pub struct MatchArgs {
     pub b_precision: Precision,
 }
 
+impl std::fmt::Display for MatchArgs {
+    /// In words: `ttakji,size=5, rollout (fp32) against uniform (fp32), 10 games, 100 visits,
+    /// 2 opening turns, seed 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let MatchArgs { rules, a, b, games, visits, opening_turns, seed, a_precision, b_precision } = self;
+        write!(
+            f,
+            "{rules}, {a} ({a_precision}) against {b} ({b_precision}), {games} games, {visits} visits, \
+             {opening_turns} opening turns, seed {seed}"
+        )
+    }
+}
+
 /// The file as written.
 #[derive(Serialize)]
 struct Saved<'a> {
@@ -68,7 +81,7 @@ pub fn resume(file: &Path, args: &MatchArgs) -> Result<Vec<GameResult>, Error> {
     })?;
     if saved.args != *args {
         return Err(Error::Input(format!(
-            "{shown} holds another match ({:?}); rerun with its arguments to resume it, or give another --json",
+            "{shown} holds another match ({}); rerun with its arguments to resume it, or give another --json",
             saved.args
         )));
     }
@@ -130,10 +143,11 @@ mod tests {
         assert_eq!(resume(&file, &args).unwrap(), report.games);
         let other = MatchArgs { seed: 2, ..args.clone() };
         let e = resume(&file, &other).unwrap_err().to_string();
-        assert!(e.contains("m.json holds another match") && e.contains("seed: 1"), "{e}");
+        assert!(e.contains("m.json holds another match") && e.contains("seed 1"), "{e}");
         // Another precision plays other games.
         let bf16 = MatchArgs { b_precision: Precision::Bf16, ..args.clone() };
-        assert!(resume(&file, &bf16).is_err());
+        let e = resume(&file, &bf16).unwrap_err().to_string();
+        assert!(e.contains("uniform (fp32)"), "{e}");
         std::fs::write(&file, "{}").unwrap();
         let e = resume(&file, &args).unwrap_err().to_string();
         assert!(e.contains("not a match report to resume"), "{e}");

@@ -93,7 +93,8 @@ pub fn player(
             Ok(Box::new(GtpPlayer { engine }))
         }
         _ => Err(Error::Input(format!(
-            "player {spec:?}: allowed: model:PATH, rollout, uniform, gnugo[:LEVEL], gtp:COMMAND"
+            "player \"{}\": allowed: model:PATH, rollout, uniform, gnugo[:LEVEL], gtp:COMMAND",
+            spec.escape_debug()
         ))),
     }
 }
@@ -164,6 +165,6 @@ pub fn named_factory(name: &str, seed: u64) -> Result<EvaluatorFactory, Error> {
     match name {
         "uniform" => Ok(Arc::new(|| Box::new(UniformEvaluator))),
         "rollout" => Ok(Arc::new(move || Box::new(RolloutEvaluator::new(seed)))),
-        _ => Err(Error::Input(format!("evaluator {name:?}: allowed: uniform, rollout"))),
+        _ => Err(Error::Input(format!("evaluator \"{}\": allowed: uniform, rollout", name.escape_debug()))),
     }
 }

@@ -19,7 +19,8 @@ impl std::str::FromStr for GameName {
 
     /// Parses what [`GameName`]'s `Display` writes.
     fn from_str(s: &str) -> Result<GameName, Invalid> {
-        let bad = || Invalid(format!("{s:?} is not a game name (g00000012 or g00000012-f034)"));
+        let bad =
+            || Invalid(format!("\"{}\" is not a game name (g00000012 or g00000012-f034)", s.escape_debug()));
         let (game, fork) = match s.split_once("-f") {
             Some((g, f)) => (g, Some(f)),
             None => (s, None),

@@ -66,7 +66,8 @@ pub mod domain_name {
             "Halves" => Ok(KomiDomain::Halves),
             "EvenIntegers" => Ok(KomiDomain::EvenIntegers),
             other => Err(serde::de::Error::custom(format!(
-                "komi domain {other:?}: allowed Integers, Halves, EvenIntegers"
+                "komi domain \"{}\": allowed Integers, Halves, EvenIntegers",
+                other.escape_debug()
             ))),
         }
     }

@@ -326,7 +326,7 @@ impl<'a> Search<'a> {
             };
             let expect = match guess {
                 Some(v) if x == v => Expect::Yes,
-                Some(v) if x == v + 1 => Expect::No,
+                Some(v) if v.checked_add(1) == Some(x) => Expect::No,
                 _ => Expect::Unknown,
             };
             self.decide(g, x, expect)?;

@@ -40,7 +40,7 @@ pub struct BenchReport {
     pub parameters: usize,
     /// Rows per step.
     pub batch_size: usize,
-    /// The device, e.g. `Cpu`.
+    /// The device, e.g. `cpu` or `cuda:0`.
     pub device: String,
     /// libtorch intra-op threads.
     pub threads: usize,
@@ -166,7 +166,7 @@ pub fn bench(
         net: cfg.net.name(),
         parameters: t.network().parameter_count(),
         batch_size: cfg.batch_size,
-        device: format!("{:?}", t.network().device()),
+        device: hane_nn::device_name(t.network().device()),
         threads: hane_nn::init_threads(cfg.threads),
         steps: per_round * ROUNDS,
         train_samples_per_sec: train,

@@ -10,6 +10,7 @@
 
 use hane_engine::range::{Allowed, Invalid, FRACTION};
 use hane_engine::Rules;
+use hane_host::show::list;
 use hane_nn::{LossWeights, NetShape};
 use serde::{Deserialize, Serialize};
 
@@ -218,8 +219,9 @@ impl TrainConfig {
         }
         if !self.sizes.is_empty() && !self.sizes.contains(&rules.size) {
             return Err(Invalid(format!(
-                "sizes = {:?}: the net is built for the rules' size, {}, which must be among them",
-                self.sizes, rules.size
+                "sizes = [{}]: the net is built for the rules' size, {}, which must be among them",
+                list(&self.sizes),
+                rules.size
             )));
         }
         for (key, v) in [

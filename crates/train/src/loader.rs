@@ -39,6 +39,7 @@ use hane_data::shard::{self, Shard, ShardError, ShardMeta};
 use hane_data::symmetries::Symmetries;
 use hane_engine::rng::Rng;
 use hane_engine::{PolicyLayout, Rules};
+use hane_host::show::list;
 use hane_host::Stop;
 use hane_nn::NetConfig;
 use std::collections::{HashMap, HashSet};
@@ -143,14 +144,13 @@ struct Seen {
 pub fn incompatibility(meta: &ShardMeta, rules: &Rules, sizes: &[u8], net: &NetConfig) -> Option<String> {
     let theirs: Rules = match meta.rules.parse() {
         Ok(r) => r,
-        Err(e) => return Some(format!("rules {:?} do not parse: {e}", meta.rules)),
+        Err(e) => return Some(format!("rules \"{}\" do not parse: {e}", meta.rules.escape_debug())),
     };
     if !(Rules { size: rules.size, ..theirs }).same_game(rules) || !sizes.contains(&theirs.size) {
-        let list: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
         return Some(format!(
             "it holds {} data, the run trains {rules} on board sizes {}",
             meta.rules,
-            list.join(", ")
+            list(sizes)
         ));
     }
     if meta.encoder_version != ENCODER_VERSION || meta.planes != PLANES || meta.globals != GLOBALS {

@@ -7,6 +7,7 @@
 //! layers (tensors of rank ≥ 2), not to biases or batch-norm scales.
 
 use crate::config::{OptimizerKind, TrainConfig};
+use hane_host::show::list;
 use hane_nn::checkpoint::OPTIMIZER_PREFIX;
 use hane_nn::tch::{Kind, Tensor};
 use hane_nn::Network;
@@ -163,9 +164,9 @@ impl Optimizer {
                 let dst = &mut self.params[i].state[j];
                 if src.size() != dst.size() {
                     return Err(format!(
-                        "optimizer state {key} has shape {:?}, expected {:?}",
-                        src.size(),
-                        dst.size()
+                        "optimizer state {key} has shape [{}], expected [{}]",
+                        list(&src.size()),
+                        list(&dst.size())
                     ));
                 }
                 hane_nn::tch::no_grad(|| dst.copy_(&src.to_kind(Kind::Float)));

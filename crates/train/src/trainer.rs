@@ -103,7 +103,7 @@ pub enum Progress {
         resumed_from: Option<PathBuf>,
         /// Trainable weights.
         parameters: usize,
-        /// The device, e.g. `Cpu` or `Cuda(0)`.
+        /// The device, e.g. `cpu` or `cuda:0`.
         device: String,
     },
     /// The data window after a scan of the data folder.
@@ -306,7 +306,7 @@ impl Trainer {
         ck.meta.check_rules(&Rules { size: theirs.size, ..rules }).map_err(|e| refuse(e.0))?;
         if ck.meta.net.shape != cfg.net {
             return Err(refuse(format!(
-                "it holds a {:?} net, the config asks for {:?} (train into another folder to change the shape)",
+                "it holds a net of {}, the config asks for {} (train into another folder to change the shape)",
                 ck.meta.net.shape, cfg.net
             )));
         }
@@ -588,7 +588,7 @@ pub fn train(
         step: t.step,
         resumed_from: t.resumed_from.clone(),
         parameters: t.net.parameter_count(),
-        device: format!("{:?}", t.net.device()),
+        device: hane_nn::device_name(t.net.device()),
     });
     let last = t.train_until(cfg.steps, progress)?;
     let interrupted = t.step < cfg.steps;

@@ -208,7 +208,7 @@ fn read_rules(src: &str, nodes: &[Node]) -> Result<Rules, SgfError> {
     text.insert(1.min(text.len()), &size_part);
     let mut rules: Rules = text.join(",").parse().map_err(|e: crate::RulesError| {
         let pos = size.map_or(ru_pos, |(_, p)| p);
-        SgfError::at(src, pos, format!("rules {base:?} on {n}x{n}: {e}"))
+        SgfError::at(src, pos, format!("rules \"{}\" on {n}x{n}: {e}", base.escape_debug()))
     })?;
     if let Some(p) = first(nodes, "KM") {
         let v = single(src, p)?;

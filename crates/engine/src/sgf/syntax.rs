@@ -36,7 +36,7 @@ fn skip_ws(b: &[u8], i: &mut usize) {
 
 fn char_at(src: &str, i: usize) -> String {
     match src.get(i..).and_then(|s| s.chars().next()) {
-        Some(c) => format!("{c:?}"),
+        Some(c) => format!("'{}'", c.escape_debug()),
         None => "end of text".to_string(),
     }
 }

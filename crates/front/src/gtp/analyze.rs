@@ -130,7 +130,12 @@ fn parse_args(cmd: &str, args: &[&str]) -> Result<Request, String> {
             ("ownership", Format::Kata) => req.ownership = flag(key, value)?,
             ("ownershipStdev", Format::Kata) => req.ownership_stdev = flag(key, value)?,
             ("rootInfo", Format::Kata) => req.root_info = flag(key, value)?,
-            _ => return Err(format!("syntax error: unknown or unsupported key {key:?} for {cmd}")),
+            _ => {
+                return Err(format!(
+                    "syntax error: unknown or unsupported key \"{}\" for {cmd}",
+                    key.escape_debug()
+                ))
+            }
         }
     }
     Ok(req)

@@ -180,7 +180,9 @@ fn help(_: &mut Engine, _: &str, args: &[&str]) -> Response {
     };
     match args {
         [] => Ok(Some(TABLE.iter().map(line).collect::<Vec<_>>().join("\n"))),
-        [name] => find(name).map(|c| Some(line(c))).ok_or_else(|| format!("unknown command {name:?}")),
+        [name] => find(name)
+            .map(|c| Some(line(c)))
+            .ok_or_else(|| format!("unknown command \"{}\"", name.escape_debug())),
         _ => Err(format!("syntax error: expected 0 or 1 argument(s), got {}", args.len())),
     }
 }
@@ -326,16 +328,17 @@ fn kata_set_rules(e: &mut Engine, _: &str, args: &[&str]) -> Response {
     let text = if name.starts_with('{') {
         match serde_json::from_str(&name) {
             Ok(serde_json::Value::Object(o)) => crate::katago_rules::from_object(&o).map_err(|err| err.0)?,
-            _ => return Err(format!("syntax error: {name:?} is not a JSON object")),
+            _ => return Err(format!("syntax error: \"{}\" is not a JSON object", name.escape_debug())),
         }
     } else {
         let [one] = exactly(args)?;
         if let Some(how) = crate::katago_rules::nearest(one) {
-            super::note(&format!("rules {one:?}: {how}"));
+            super::note(&format!("rules \"{}\": {how}", one.escape_debug()));
         }
         crate::katago_rules::from_name(one)
     };
-    let mut rules: Rules = text.parse().map_err(|err| format!("unknown rules {name:?}: {err}"))?;
+    let mut rules: Rules =
+        text.parse().map_err(|err| format!("unknown rules \"{}\": {err}", name.escape_debug()))?;
     (rules.size, rules.komi) = (e.rules.size, e.rules.komi);
     rules.validate().map_err(|err| err.to_string())?;
     e.set_rules(rules)?;

@@ -107,12 +107,12 @@ fn seconds(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
         .filter(|t| t.is_finite() && *t >= 0.0)
-        .ok_or_else(|| format!("syntax error: {s:?} is not a time in seconds"))
+        .ok_or_else(|| format!("syntax error: \"{}\" is not a time in seconds", s.escape_debug()))
 }
 
 /// A stone count for `time_settings`/`time_left`: a non-negative integer.
 fn stone_count(s: &str) -> Result<u32, String> {
-    s.parse().map_err(|_| format!("syntax error: {s:?} is not a number of stones"))
+    s.parse().map_err(|_| format!("syntax error: \"{}\" is not a number of stones", s.escape_debug()))
 }
 
 /// Makes `c` the side to move in `game`: a controller may play one colour twice, implying a

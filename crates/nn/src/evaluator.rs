@@ -277,21 +277,9 @@ mod tests {
 
     #[test]
     fn bf16_agrees_with_fp32_up_to_its_rounding() {
-        // 7x7 positions and, in the same batches, 5x5 ones in the corner (the masked path); a
-        // narrow trunk in the default layout and a wide one channels-last.
-        let rules: Rules = "ttakji,size=7".parse().unwrap();
-        let mut batch = Vec::new();
-        for rules in [rules, "ttakji,size=5".parse().unwrap()] {
-            let mut g = GameState::new(rules);
-            for turn in 0..30 {
-                batch.push(request(g.clone()));
-                let legal = &batch.last().unwrap().legal;
-                if g.play(legal[(turn * 7 + 3) % legal.len()]).is_err() || g.is_over() {
-                    break;
-                }
-            }
-        }
-        for channels in [32, crate::precision::CHANNELS_LAST_FROM] {
+        // A narrow trunk and a wide one.
+        let (rules, batch) = mixed_batch();
+        for channels in [32, 96] {
             let shape = NetShape { blocks: 3, channels, pool_every: 2, ..NetShape::tiny() };
             let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
             let path = std::env::temp_dir()
@@ -315,6 +303,45 @@ mod tests {
             assert!(policy > 0.0 || wdl > 0.0, "{what}: the bf16 copy computes in bf16");
             assert!(policy < 0.01 && wdl < 0.005 && score < 0.05, "{what}");
         }
+    }
+
+    /// 7x7 positions and, in the same batch, 5x5 ones in the corner (the masked path).
+    fn mixed_batch() -> (Rules, Vec<EvalRequest<GameState>>) {
+        let rules: Rules = "ttakji,size=7".parse().unwrap();
+        let mut batch = Vec::new();
+        for rules in [rules, "ttakji,size=5".parse().unwrap()] {
+            let mut g = GameState::new(rules);
+            for turn in 0..30 {
+                batch.push(request(g.clone()));
+                let legal = &batch.last().unwrap().legal;
+                if g.play(legal[(turn * 7 + 3) % legal.len()]).is_err() || g.is_over() {
+                    break;
+                }
+            }
+        }
+        (rules, batch)
+    }
+
+    #[test]
+    fn an_fp32_copy_channels_last_agrees_with_the_training_layout() {
+        // The inference copy on a CPU runs channels-last; the net as trained does not. Only the
+        // order of the sums may differ.
+        let (rules, batch) = mixed_batch();
+        let shape = NetShape { blocks: 3, channels: 32, pool_every: 2, ..NetShape::tiny() };
+        let net = Network::new(NetConfig::new(&rules, shape), Device::Cpu).unwrap();
+        let path = std::env::temp_dir().join(format!("hane-nn-layout-{}.safetensors", std::process::id()));
+        net.save(&path, &rules).unwrap();
+        let mut plain = NetEvaluator::new(net);
+        let mut copy = NetEvaluator::load(&path, &rules, "cpu", 1).unwrap().with_precision(Precision::Fp32);
+        std::fs::remove_file(&path).unwrap();
+        assert!(copy.network().channels_last() && !plain.network().channels_last());
+        let (a, b) = (plain.evaluate(&batch), copy.evaluate(&batch));
+        let mut most = 0f32;
+        for (x, y) in a.iter().zip(&b) {
+            let pairs = x.policy.iter().zip(&y.policy).chain(x.wdl.iter().zip(&y.wdl));
+            most = pairs.map(|(p, q)| (p - q).abs()).fold(most, f32::max).max((x.score - y.score).abs());
+        }
+        assert!(most < 1e-4, "largest difference {most}");
     }
 
     #[test]

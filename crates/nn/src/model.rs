@@ -264,15 +264,15 @@ impl Network {
     /// trunk's output back to FP32 before its final batch norm, so the heads stay FP32. Not for
     /// training: the converted weights no longer match the optimiser's FP32 copies.
     pub fn for_inference(mut self, trunk: Kind) -> Network {
-        if trunk == self.trunk_kind {
+        let channels_last = crate::precision::channels_last(trunk, self.config.shape.channels, self.device());
+        if trunk == self.trunk_kind && channels_last == self.channels_last {
             return self;
         }
-        let channels_last = crate::precision::channels_last(trunk, self.config.shape.channels);
         for (name, mut t) in self.vs.variables() {
             let in_trunk = name.starts_with("stem.")
                 || (name.starts_with("trunk.") && !name.starts_with("trunk.final_bn."));
             if in_trunk {
-                let converted = t.to_kind(trunk);
+                let converted = if trunk == t.kind() { t.shallow_clone() } else { t.to_kind(trunk) };
                 let converted =
                     if channels_last && t.dim() == 4 { to_channels_last(&converted) } else { converted };
                 tch::no_grad(|| t.set_data(&converted));
@@ -281,6 +281,11 @@ impl Network {
         self.trunk_kind = trunk;
         self.channels_last = channels_last;
         self
+    }
+
+    /// Whether the stem and the residual blocks run channels-last ([`Network::for_inference`]).
+    pub fn channels_last(&self) -> bool {
+        self.channels_last
     }
 
     /// The tensor type of the stem and the residual blocks ([`Network::for_inference`]).

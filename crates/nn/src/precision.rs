@@ -72,16 +72,19 @@ pub fn choose(precision: Precision, device: Device, hw: Hardware) -> Inference {
     Inference { trunk, reason }
 }
 
-/// The fewest trunk channels from which a bf16 trunk runs channels-last (NHWC). Measured with
-/// `hane bench precision` on one core of an AMD EPYC with AVX-512 BF16 (docs/benchmarks.md): the
-/// 9x9 config's 96-channel net ran about a fifth more bf16 evaluations/s channels-last than in
-/// the default layout, the 7x7 config's 48-channel net up to 2% fewer.
-pub const CHANNELS_LAST_FROM: usize = 96;
+/// On CUDA, the fewest trunk channels from which a bf16 trunk runs channels-last (NHWC): the
+/// CPU's rule before the FP32 layout was measured, kept where nothing has been measured since.
+const CUDA_CHANNELS_LAST_FROM: usize = 96;
 
-/// Whether a trunk of `channels` channels computing in `trunk` runs channels-last: bf16 from
-/// [`CHANNELS_LAST_FROM`] channels; FP32 keeps training's layout.
-pub fn channels_last(trunk: Kind, channels: usize) -> bool {
-    trunk == Kind::BFloat16 && channels >= CHANNELS_LAST_FROM
+/// Whether an inference copy on `device` with a trunk of `channels` channels computing in
+/// `trunk` runs channels-last (NHWC). On a CPU always: measured on one core of an AMD EPYC with
+/// AVX-512 BF16, `hane bench precision` of this layout against the default one in alternating
+/// runs (docs/benchmarks.md), FP32 ran 26%, 11% and 8% faster for the nets of the 5x5, 7x7 and
+/// 9x9 configs (32, 48 and 96 channels), bf16 35% faster at 32 channels and 3% slower at 48
+/// (at 96 it was channels-last already). On CUDA only a bf16 trunk of
+/// [`CUDA_CHANNELS_LAST_FROM`] channels or more; training keeps the default layout everywhere.
+pub fn channels_last(trunk: Kind, channels: usize, device: Device) -> bool {
+    device == Device::Cpu || trunk == Kind::BFloat16 && channels >= CUDA_CHANNELS_LAST_FROM
 }
 
 /// [`choose`] on this machine; the first `auto` of the process logs its choice on stderr.

@@ -79,7 +79,7 @@ const CUDA_CHANNELS_LAST_FROM: usize = 96;
 /// Whether an inference copy on `device` with a trunk of `channels` channels computing in
 /// `trunk` runs channels-last (NHWC). On a CPU always: measured on one core of an AMD EPYC with
 /// AVX-512 BF16, `hane bench precision` of this layout against the default one in alternating
-/// runs (docs/benchmarks.md), FP32 ran 26%, 11% and 8% faster for the nets of the 5x5, 7x7 and
+/// runs (docs/benchmarks.md), FP32 ran 25%, 12% and 9% faster (medians) for the nets of the 5x5, 7x7 and
 /// 9x9 configs (32, 48 and 96 channels), bf16 35% faster at 32 channels and 3% slower at 48
 /// (at 96 it was channels-last already). On CUDA only a bf16 trunk of
 /// [`CUDA_CHANNELS_LAST_FROM`] channels or more; training keeps the default layout everywhere.

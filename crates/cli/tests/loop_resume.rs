@@ -111,6 +111,8 @@ fn a_killed_loop_resumes_without_losing_or_repeating_anything() {
     assert!(rerun.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&rerun.stderr));
     assert!(stdout.contains("generation 1:") && stdout.contains("run finished"), "{stdout}");
     assert!(!stdout.contains("generation 0:"), "generation 0 was finished before the kill:\n{stdout}");
+    // The first line says what the nets compute in (the default, FP32).
+    assert!(stdout.lines().next().is_some_and(|l| l.contains("nets playing in fp32")), "{stdout}");
 
     // Every game exactly once, and a shard only for a recorded game.
     let want: Vec<String> = (0..GAMES).map(|i| format!("g{i:08}.sgf")).collect();

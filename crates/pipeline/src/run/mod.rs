@@ -181,10 +181,11 @@ impl Run {
             .map(|p| format!("{} games{}", p.games, on_board(&p.rules, &rules)))
             .collect();
         on(Event::Line(format!(
-            "hane loop: {rules}, {} generations of {}, {} training steps each, into {}",
+            "hane loop: {rules}, {} generations of {}, {} training steps each, nets playing in {}, into {}",
             cfg.pipeline.generations,
             games.join(" and "),
             cfg.train.steps,
+            cfg.selfplay.precision,
             run_dir.display()
         )));
         for g in 0..cfg.pipeline.generations {

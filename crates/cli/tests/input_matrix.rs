@@ -303,8 +303,10 @@ fn run(line: &[String], path: &Path, shape: Shape, input: &Input) -> (Ended, Dur
     std::fs::write(&stdin_file, input.stdin.replace('@', &path.display().to_string())).unwrap();
     let script = format!("exec '{exe}' {}", quoted.join(" "));
     let (out, err) = (path.with_extension("out"), path.with_extension("err"));
-    let mut child = Command::new("bash")
-        .args(["-c", &script, "case"])
+    // SIGINT must act on the case as it does at a terminal, also where this test was started
+    // with SIGINT ignored (a background job of a script), which a child would inherit.
+    let mut child = Command::new("env")
+        .args(["--default-signal=INT", "bash", "-c", &script, "case"])
         .arg(&valid)
         .stdin(std::fs::File::open(&stdin_file).unwrap())
         .stdout(std::fs::File::create(&out).unwrap())

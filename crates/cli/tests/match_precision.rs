@@ -3,13 +3,12 @@
 //! is refused rather than mixed into the games already played.
 
 mod common;
+mod run;
 
-use std::process::{Command, Stdio};
-
-/// `hane ARGS...`: its exit code and stderr.
-fn hane(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hane")).args(args).stdin(Stdio::null()).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+/// `hane ARGS...` through the shared runner (which rejects `Debug` dumps): exit code, stderr.
+fn hane(args: &[&str]) -> (i32, String) {
+    let (code, _, stderr) = run::hane(args);
+    (code, stderr)
 }
 
 #[test]
@@ -24,7 +23,7 @@ fn a_net_plays_its_bf16_copy_and_the_report_keeps_both_precisions() {
         hane(&args)
     };
     let (code, err) = run("bf16");
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, 0, "{err}");
     assert!(err.contains(&format!("{spec} (bf16) (W)")), "the bf16 copy is named: {err}");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["args"]["a_precision"], "fp32");
@@ -37,7 +36,7 @@ fn a_net_plays_its_bf16_copy_and_the_report_keeps_both_precisions() {
     partial["games"] = serde_json::json!([report["games"][0]]);
     std::fs::write(&json, partial.to_string()).unwrap();
     let (code, err) = run("fp32");
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("holds another match"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -34,6 +34,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("selfplay", "score_utility", "nan"),
     ("selfplay", "value_search_mix", "2.0"),
     ("selfplay", "surprise_weight", "2.0"),
+    ("selfplay", "exploration_cut", "2.0"),
     ("selfplay", "prior_temperature_early", "0.0"),
     ("selfplay", "prior_temperature_late", "nan"),
     ("selfplay", "max_turns", "4000000000"),

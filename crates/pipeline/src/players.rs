@@ -153,6 +153,7 @@ pub fn selfplay_evaluators(
         None => {
             if evaluator == "uniform" {
                 cfg.value_search_mix = 0.0;
+                cfg.exploration_cut = 0.0;
             }
             Ok((named_factory(evaluator, cfg.seed)?, evaluator.to_string()))
         }

@@ -125,6 +125,11 @@ pub struct SelfplayConfig {
     /// sides, the search judges the position as it would be played (0: the result only;
     /// [`FRACTION_F32`]).
     pub value_search_mix: f32,
+    /// Weight of the search's estimate at the first exploratory move after a row (a move
+    /// other than the search's best, played by the move temperature) in the row's value and
+    /// score targets, in place of the game's result (0: the result only;
+    /// [`crate::record::rows`]; [`FRACTION_F32`]).
+    pub exploration_cut: f32,
     /// Share of each game's row weight given out by policy surprise, how far the search's
     /// target is from the net's raw prior (KataGo's `policySurpriseDataWeight`: 0.5; see
     /// [`crate::record::weigh_by_surprise`]). Positions where the search overruled the net
@@ -171,6 +176,7 @@ impl Default for SelfplayConfig {
             prior_temperature_late: 1.03,
             score_utility: 0.4,
             value_search_mix: 0.0,
+            exploration_cut: 0.0,
             surprise_weight: 0.0,
             policy_target: PolicyTarget::Visits,
             max_turns: 0,
@@ -201,6 +207,7 @@ impl SelfplayConfig {
             ("komi_wide", self.komi_wide),
             ("fork_prob", self.fork_prob),
             ("value_search_mix", self.value_search_mix),
+            ("exploration_cut", self.exploration_cut),
             ("surprise_weight", self.surprise_weight),
             ("start_prob", self.start_prob),
         ] {

@@ -27,6 +27,36 @@ pub struct PendingRow {
     pub surprise: f32,
     /// Times the row is written ([`weigh_by_surprise`]; 1 unless weighed).
     pub copies: u32,
+    /// The search's estimate at the first exploratory move played at or after this row,
+    /// from the row's side to move ([`mark_exploration`]); `None` if the game went on as its
+    /// searches chose.
+    pub at_exploration: Option<Estimate>,
+}
+
+/// A search's estimate of a position as its best move would play it, for one side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Win/draw/loss.
+    pub wdl: [f32; 3],
+    /// Score margin, komi included.
+    pub score: f32,
+}
+
+impl Estimate {
+    /// The same estimate from the other side.
+    fn flipped(self) -> Estimate {
+        Estimate { wdl: [self.wdl[2], self.wdl[1], self.wdl[0]], score: -self.score }
+    }
+}
+
+/// Notes an exploratory move: `mover` played something other than its search's best move,
+/// whose estimate (for `mover`) was `best`. Every row since the previous exploratory move
+/// gets that estimate as what the game was worth before the exploration changed it (Watkins's
+/// cut of the return at an exploratory action, Q(λ)).
+pub fn mark_exploration(rows: &mut [PendingRow], mover: Color, best: Estimate) {
+    for r in rows.iter_mut().rev().take_while(|r| r.at_exploration.is_none()) {
+        r.at_exploration = Some(if r.to_move == mover { best } else { best.flipped() });
+    }
 }
 
 /// Records the current root of a full search: its features, the search's policy target, its
@@ -46,7 +76,16 @@ pub fn pending_row(
     if sum > 0.0 {
         policy.iter_mut().for_each(|p| *p /= sum);
     }
-    PendingRow { planes, globals, policy, to_move: g.to_move(), search_wdl, surprise, copies: 1 }
+    PendingRow {
+        planes,
+        globals,
+        policy,
+        to_move: g.to_move(),
+        search_wdl,
+        surprise,
+        copies: 1,
+        at_exploration: None,
+    }
 }
 
 /// KataGo's policy-surprise weighting (`policySurpriseDataWeight`): of a game's `n` rows'
@@ -106,8 +145,15 @@ pub fn final_ownership(g: &GameState) -> Vec<Option<Color>> {
 /// exploratory move of both sides, while the search judges the position as the players
 /// would play it (in the spirit of KataGo's targets from later searches, `docs/references.md`).
 ///
+/// Then, with weight `cut`, a row's value and score targets are replaced by the search's
+/// estimate at the first exploratory move at or after it ([`mark_exploration`]): the game's
+/// result after a temperature move is the result of a game that the searches would not have
+/// played, and at a knife edge such as 7x7 Go, where one side must keep every point, it
+/// teaches that side's positions to be worth less than they are. Rows after the last
+/// exploratory move keep the result.
+///
 /// A row weighed by [`weigh_by_surprise`] comes out as many times as its copies.
-pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f32) -> Vec<Row> {
+pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f32, cut: f32) -> Vec<Row> {
     let own = final_ownership(g);
     pending
         .into_iter()
@@ -119,8 +165,14 @@ pub fn rows(g: &GameState, pending: Vec<PendingRow>, end: Ending, search_mix: f3
                 w if w.value_for(c) > 0.0 => [1.0, 0.0, 0.0],
                 _ => [0.0, 0.0, 1.0],
             };
-            let value = blend(result, p.search_wdl, search_mix);
-            let score = if c == Color::Black { end.margin_black } else { -end.margin_black };
+            let mut value = blend(result, p.search_wdl, search_mix);
+            let mut score = if c == Color::Black { end.margin_black } else { -end.margin_black };
+            if let (Some(at), true) = (p.at_exploration, cut > 0.0) {
+                value = blend(value, at.wdl, cut);
+                if at.score.is_finite() {
+                    score = (1.0 - cut) * score + cut * at.score;
+                }
+            }
             let ownership = own
                 .iter()
                 .map(|o| match o {
@@ -218,6 +270,42 @@ mod tests {
         let end = Ending { winner: Outcome::Black, margin_black: 1.0, resigned: None };
         let mut three: Vec<PendingRow> = [0.0, 0.0, 1.5].into_iter().map(pending).collect();
         weigh_by_surprise(&mut three, 1.0, &mut rng);
-        assert_eq!(super::rows(&g, three, end, 0.0).len(), 3);
+        assert_eq!(super::rows(&g, three, end, 0.0, 0.0).len(), 3);
+    }
+
+    #[test]
+    fn an_exploratory_move_gives_the_rows_before_it_the_searchs_estimate() {
+        let g = GameState::new(hane_engine::Rules::preset("ttakji").unwrap());
+        let row = |to_move: Color| PendingRow { to_move, ..pending(0.0) };
+        let mut rows: Vec<PendingRow> =
+            [Color::Black, Color::White, Color::Black, Color::White, Color::Black]
+                .into_iter()
+                .map(row)
+                .collect();
+        // After the third row Black explores while its search said +9 and a win for Black;
+        // after the fourth White explores at Black +7 (White's view: -7, a loss).
+        let black_best = Estimate { wdl: [0.8, 0.1, 0.1], score: 9.0 };
+        mark_exploration(&mut rows[..3], Color::Black, black_best);
+        mark_exploration(&mut rows[..4], Color::White, Estimate { wdl: [0.0, 0.0, 1.0], score: -7.0 });
+        let end = Ending { winner: Outcome::White, margin_black: -2.0, resigned: None };
+        let out = super::rows(&g, rows, end, 0.0, 1.0);
+        let scores: Vec<f32> = out.iter().map(|r| r.score).collect();
+        // Rows 0-2 (Black, White, Black to move) take Black's +9; row 3 (White) White's -7;
+        // row 4, after the last exploration, the result (Black -2).
+        assert_eq!(scores, [9.0, -9.0, 9.0, -7.0, -2.0]);
+        assert_eq!(out[0].value, [0.8, 0.1, 0.1]);
+        assert_eq!(out[1].value, [0.1, 0.1, 0.8]);
+        assert_eq!(out[3].value, [0.0, 0.0, 1.0]);
+        assert_eq!(out[4].value, [0.0, 0.0, 1.0]);
+        // Half weight: halfway between the result and the estimate.
+        let mut two: Vec<PendingRow> = [Color::Black, Color::White].into_iter().map(row).collect();
+        mark_exploration(&mut two, Color::Black, black_best);
+        let half = super::rows(&g, two, end, 0.0, 0.5);
+        assert_eq!((half[0].score, half[1].score), (3.5, -3.5));
+        assert!((half[0].value[0] - 0.4).abs() < 1e-6 && (half[0].value[2] - 0.55).abs() < 1e-6);
+        // Off: the result everywhere.
+        let mut off: Vec<PendingRow> = [Color::Black].into_iter().map(row).collect();
+        mark_exploration(&mut off, Color::Black, black_best);
+        assert_eq!(super::rows(&g, off, end, 0.0, 0.0)[0].score, -2.0);
     }
 }

@@ -74,7 +74,7 @@ impl Shared {
         end: Ending,
         would_resign: Option<Color>,
     ) {
-        let rows = record::rows(game, pending, end, self.cfg.value_search_mix);
+        let rows = record::rows(game, pending, end, self.cfg.value_search_mix, self.cfg.exploration_cut);
         let size = game.geo().size();
         let rules = game.rules().to_string();
         let result = (|| -> Result<(), String> {

@@ -13,7 +13,7 @@
 use crate::komi;
 use crate::name::GameName;
 use crate::opening;
-use crate::record::{self, Ending, PendingRow};
+use crate::record::{self, Ending, Estimate, PendingRow};
 use crate::shared::Shared;
 use hane_engine::rng::Rng;
 use hane_engine::{Action, Color, Game, GameState, Phase};
@@ -161,7 +161,11 @@ impl Slot {
             }
         }
         let t = temperature(self.game.turns(), shared.cfg.temperature(self.game.geo().size()));
+        let best = self.search.most_visited_child();
         let a = self.search.select_action(t);
+        if let Some(b) = best.filter(|b| shared.cfg.exploration_cut > 0.0 && b.action != a) {
+            record::mark_exploration(&mut self.rows, mover, Estimate { wdl: b.wdl, score: b.score });
+        }
         self.play(shared, a)
     }
 

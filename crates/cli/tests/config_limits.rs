@@ -96,6 +96,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "book_komi", "0.3"),
     ("loop", "book_every", "1000000"),
     ("loop", "book_start_prob", "nan"),
+    ("loop", "exploration_cut_from", "100000000"),
 ];
 
 /// The `[loop]` keys that are unset by default, so absent from its serialised defaults.

@@ -146,6 +146,12 @@ pub struct LoopConfig {
     /// The share of self-play games that begin at the latest book's positions, with its move
     /// as a hint ([`FRACTION`]; only with `book_every`).
     pub book_start_prob: f64,
+    /// The first generation whose self-play uses `[selfplay] exploration_cut` (the ones
+    /// before play with 0; [`GENERATIONS`] or 0). The cut takes targets from the searches,
+    /// so it only helps once the net's values are shaped by games: from generation 1 on, the
+    /// search of a net trained on uniform self-play taught the next net its own komi-blind
+    /// values (docs/lab-notes.md).
+    pub exploration_cut_from: u32,
 }
 
 impl Default for LoopConfig {
@@ -172,6 +178,7 @@ impl Default for LoopConfig {
             book_komi: None,
             book_every: 0,
             book_start_prob: 0.25,
+            exploration_cut_from: 0,
         }
     }
 }
@@ -196,6 +203,9 @@ impl LoopConfig {
             }
         }
         FRACTION.check("book_start_prob", self.book_start_prob)?;
+        if self.exploration_cut_from > 0 {
+            GENERATIONS.check("exploration_cut_from", self.exploration_cut_from)?;
+        }
         VISITS.check("book_visits", self.book_visits)?;
         let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
         anchor_visits.check("anchor_visits", self.anchor_visits)?;

@@ -531,6 +531,9 @@ fn selfplay(
     let (cfg, rules, run_dir) = (cx.cfg, &plan.rules, cx.dir);
     let mut sp = cfg.selfplay.clone();
     sp.seed = cfg.seed.wrapping_add(1_000_003 * u64::from(g));
+    if g < cfg.pipeline.exploration_cut_from {
+        sp.exploration_cut = 0.0;
+    }
     sp.rules = *rules;
     if rules.size != cx.rules.size {
         sp.seed ^= u64::from(rules.size) << 48;

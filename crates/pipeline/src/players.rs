@@ -127,8 +127,8 @@ pub fn model_factory(
 /// The evaluators of a self-play run, and a label for its reports: the net of `model` (a
 /// checkpoint, or a trainer's output folder meaning its newest checkpoint) for `cfg`'s rules
 /// in its precision, else the evaluator named `evaluator` ([`named_factory`]). The uniform
-/// evaluator values every leaf as a draw, so its games mix no search value into their targets
-/// (`cfg.value_search_mix` becomes 0).
+/// evaluator values every leaf as a draw, so its games take no target from their searches
+/// ([`SelfplayConfig::without_search_targets`]).
 pub fn selfplay_evaluators(
     cfg: &mut SelfplayConfig,
     model: Option<&Path>,
@@ -152,8 +152,7 @@ pub fn selfplay_evaluators(
         }
         None => {
             if evaluator == "uniform" {
-                cfg.value_search_mix = 0.0;
-                cfg.exploration_cut = 0.0;
+                cfg.without_search_targets();
             }
             Ok((named_factory(evaluator, cfg.seed)?, evaluator.to_string()))
         }

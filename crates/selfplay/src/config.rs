@@ -186,6 +186,14 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
+    /// Turns off every target taken from the searches (`value_search_mix`,
+    /// `exploration_cut`): a search without a net has no opinion of a position (every leaf a
+    /// draw), so its estimates would only pull the targets towards draws.
+    pub fn without_search_targets(&mut self) {
+        self.value_search_mix = 0.0;
+        self.exploration_cut = 0.0;
+    }
+
     /// Checks every value against what its doc comment allows; the message names the key,
     /// the value and what is allowed.
     pub fn validate(&self) -> Result<(), Invalid> {

@@ -161,9 +161,10 @@ impl Slot {
             }
         }
         let t = temperature(self.game.turns(), shared.cfg.temperature(self.game.geo().size()));
-        let best = self.search.most_visited_child();
+        // The search's best move, read only where exploratory moves are noted.
+        let best = (shared.cfg.exploration_cut > 0.0).then(|| self.search.most_visited_child()).flatten();
         let a = self.search.select_action(t);
-        if let Some(b) = best.filter(|b| shared.cfg.exploration_cut > 0.0 && b.action != a) {
+        if let Some(b) = best.filter(|b| b.action != a) {
             record::mark_exploration(&mut self.rows, mover, Estimate { wdl: b.wdl, score: b.score });
         }
         self.play(shared, a)

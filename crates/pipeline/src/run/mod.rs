@@ -555,10 +555,7 @@ fn selfplay(
         }
     }
     let fac: EvaluatorFactory = if player == BASELINE {
-        // Search without a net has no opinion of a position (every leaf a draw): its value
-        // would only pull the targets towards draws.
-        sp.value_search_mix = 0.0;
-        sp.exploration_cut = 0.0;
+        sp.without_search_targets();
         Arc::new(|| Box::new(UniformEvaluator))
     } else {
         model_factory(&run_dir.join(player), *rules, sp.batch_size, sp.precision)?

@@ -23,6 +23,7 @@
 //! versioned and checksummed, and refuses to continue from another rule set's, komi's or
 //! net's file (`file`). [`sgf`] writes it as an SGF tree a GUI can browse.
 
+mod bracket;
 mod cost;
 mod expand;
 mod file;
@@ -30,6 +31,7 @@ mod key;
 pub mod sgf;
 mod values;
 
+pub use bracket::{BracketSource, End, Setter};
 pub use cost::CostWeights;
 pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
 pub use file::{net_id, BookError, Header, FORMAT_VERSION};

@@ -5,7 +5,7 @@
 //! the raw policy picks the book's move, and the cost.
 
 use crate::{write_file, write_json, Error, Stop};
-use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Settings};
+use hane_book::{Book, BookError, Builder, End, EvaluatorFactory, Event, FairKomi, Settings};
 use hane_engine::{Action, Game, GameState, Rules, Turn};
 use hane_eval::gtp::GtpError;
 use hane_eval::komi::KomiEstimate;
@@ -57,12 +57,18 @@ pub struct BookReport {
     pub policy_agreement: f64,
     /// How many nodes that share is of.
     pub agreement_nodes: usize,
+    /// Where the bracket's lower end comes from: the line to the entry that sets it.
+    #[serde(default)]
+    pub lower_from: Option<String>,
+    /// Where its upper end comes from.
+    #[serde(default)]
+    pub upper_from: Option<String>,
 }
 
 impl BookReport {
     /// The report's lines for people.
     pub fn lines(&self) -> String {
-        format!(
+        let mut out = format!(
             "book of {} with {}: {} nodes, {} expansions, {} evaluations in {:.0} s\n\
              komi {}: {}\nmain line: {}\nthe raw policy picks the book's move at {:.1}% of {} searched nodes",
             self.rules,
@@ -76,7 +82,11 @@ impl BookReport {
             self.main_line.join(" "),
             100.0 * self.policy_agreement,
             self.agreement_nodes
-        )
+        );
+        if let (Some(low), Some(up), false) = (&self.lower_from, &self.upper_from, self.fair.proven) {
+            out += &format!("\nthe bracket's lower end comes from {low}\nits upper end from {up}");
+        }
+        out
     }
 }
 
@@ -148,6 +158,8 @@ pub fn report(book: &Book) -> BookReport {
         main_line: book.main_line().iter().map(|(a, _)| a.name(geo)).collect(),
         policy_agreement: agree,
         agreement_nodes: count,
+        lower_from: book.bracket_source(End::Lower).map(|s| s.describe(geo, book.header.komi as f32)),
+        upper_from: book.bracket_source(End::Upper).map(|s| s.describe(geo, book.header.komi as f32)),
     }
 }
 

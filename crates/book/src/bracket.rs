@@ -31,6 +31,8 @@ pub struct BracketSource {
     /// The book moves from the root to the node whose entry sets the end, in the root's
     /// frame.
     pub line: Vec<Action>,
+    /// That node's index.
+    pub node: u32,
     /// That entry.
     pub setter: Setter,
 }
@@ -48,13 +50,13 @@ impl Book {
             let n = &self.nodes[i];
             let target = pick(&n.value);
             if let Some(x) = n.exact {
-                return Some(BracketSource { line, setter: Setter::Exact(x) });
+                return Some(BracketSource { line, node: i as u32, setter: Setter::Exact(x) });
             }
             if n.value.proven {
-                return Some(BracketSource { line, setter: Setter::Exact(n.value.lead) });
+                return Some(BracketSource { line, node: i as u32, setter: Setter::Exact(n.value.lead) });
             }
             if let Some(e) = n.own.filter(|e| pick(&e.backed()) == target) {
-                return Some(BracketSource { line, setter: Setter::Estimate(e) });
+                return Some(BracketSource { line, node: i as u32, setter: Setter::Estimate(e) });
             }
             // The main line's edge where it sets the end (a position can be reached by several
             // symmetric moves), else the first that does.

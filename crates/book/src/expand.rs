@@ -23,8 +23,17 @@ pub struct Settings {
     pub revisit: u32,
     /// Leaves per evaluator call.
     pub batch: usize,
-    /// A bracket's half-width, per point of the score's spread over the best move's visits.
+    /// A bracket's half-width, per point of the score's spread over the best move's visits,
+    /// for an estimate of 1,000 visits (see `error_decay`).
     pub error_factor: f32,
+    /// How the half-width shrinks with the estimate's visits: it scales as `(1000 /
+    /// visits)^error_decay`. Measured on 7x7 Go: a search 8 times deeper moves an estimate of
+    /// 1,000 visits by 0.34 times its spread (rms), one of 8,000 by 0.19 (docs/book.md).
+    pub error_decay: f32,
+    /// After the expansions, re-search the estimates that set the root's bracket ends with
+    /// this many visits until both ends come from estimates that deep (or exact values)
+    /// (0: no refinement).
+    pub refine_visits: u32,
     /// The solver is tried on new positions from this ply on (`2 * turns`, plus one in a
     /// Sligo placement); `u32::MAX`: never.
     pub solve_from_ply: u32,
@@ -60,7 +69,9 @@ impl Settings {
             visits: 800,
             revisit: 400,
             batch: 16,
-            error_factor: 0.5,
+            error_factor: 0.45,
+            error_decay: 0.28,
+            refine_visits: 0,
             solve_from_ply: 40,
             solve_nodes: 200_000,
             weights: CostWeights::default(),
@@ -84,6 +95,8 @@ pub enum Event {
     },
     /// An expansion is done.
     Expanded(Status),
+    /// An estimate that set an end of the root's bracket was searched again, deeper.
+    Refined(crate::refine::Refined),
     /// The solver settled a new position.
     Solved {
         /// The position's ply.
@@ -186,6 +199,11 @@ impl Builder {
     /// A builder with these settings.
     pub fn new(settings: Settings) -> Builder {
         Builder { settings }
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// Expands `book` until it has had `until` expansions in all, nothing is left to expand,
@@ -414,18 +432,20 @@ impl Builder {
     }
 
     /// A root child's statistics (from `mover`'s view) as an estimate, Black's view.
-    fn estimate(&self, c: &ChildStats<Action>, mover: Color, max_prior: f32) -> Estimate {
+    pub(crate) fn estimate(&self, c: &ChildStats<Action>, mover: Color, max_prior: f32) -> Estimate {
         let (lead, win) = match mover {
             Color::Black => (c.score, c.wdl[0] + 0.5 * c.wdl[1]),
             Color::White => (-c.score, c.wdl[2] + 0.5 * c.wdl[1]),
         };
-        Estimate { lead, error: self.settings.error_factor * c.score_stdev, win, visits: c.visits, max_prior }
+        let depth = (1000.0 / c.visits.max(1) as f32).powf(self.settings.error_decay);
+        let error = self.settings.error_factor * c.score_stdev * depth;
+        Estimate { lead, error, win, visits: c.visits, max_prior }
     }
 
     /// A search of `g` with `exclude` left out at its root, to `visits` visits (counted into
     /// `evaluations`); `None` when stopped.
     #[allow(clippy::too_many_arguments)]
-    fn search(
+    pub(crate) fn search(
         &self,
         g: &GameState,
         exclude: &[Action],

@@ -28,6 +28,7 @@ mod cost;
 mod expand;
 mod file;
 mod key;
+mod refine;
 pub mod sgf;
 mod values;
 
@@ -35,6 +36,7 @@ pub use bracket::{BracketSource, End, Setter};
 pub use cost::CostWeights;
 pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
 pub use file::{net_id, BookError, Header, FORMAT_VERSION};
+pub use refine::Refined;
 pub use values::Backed;
 
 use hane_engine::symmetry::Symmetry;

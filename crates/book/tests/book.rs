@@ -2,7 +2,7 @@
 //! minimax margin must equal the solver's, and a saved book must resume and refuse a wrong
 //! or damaged file.
 
-use hane_book::{Book, BookError, Builder, Event, Settings};
+use hane_book::{Book, BookError, Builder, End, Event, Setter, Settings};
 use hane_engine::GameState;
 use hane_engine::Rules;
 use hane_host::Stop;
@@ -144,4 +144,41 @@ fn the_book_move_follows_the_game_in_any_of_its_symmetric_frames() {
         }
     }
     assert!(checked >= 16, "{checked}");
+}
+
+#[test]
+fn refinement_searches_the_estimates_that_set_the_bracket_again_until_both_are_deep() {
+    let rules: Rules = "ttakji,size=4,komi=2".parse().unwrap();
+    let mut plain = Book::new(&rules, "rollouts");
+    let mut s = settings(4, u32::MAX);
+    assert!(grow(&mut plain, &s, 12));
+    // Grown to the same expansions with a refinement pass at every tenth of them.
+    s.refine_visits = 400;
+    let mut book = Book::new(&rules, "rollouts");
+    let stop = Stop::default();
+    let factory = || -> Box<dyn Evaluator<GameState>> { Box::new(RolloutEvaluator::new(3)) };
+    let mut refined = Vec::new();
+    let done = Builder::new(s)
+        .grow(&mut book, &factory, 12, &stop, &mut |e: &Event| {
+            if let Event::Refined(r) = e {
+                refined.push(r.clone());
+            }
+        })
+        .unwrap();
+    assert!(done);
+    assert!(!refined.is_empty());
+    assert_eq!(book.expansions, 12);
+    assert!(book.evaluations >= plain.evaluations + 100 * refined.len() as u64);
+    // Both ends now come from estimates of at least a quarter of the visits at their best
+    // move, and the root's bracket is the one they back up to.
+    for end in [End::Lower, End::Upper] {
+        let src = book.bracket_source(end).unwrap();
+        match src.setter {
+            Setter::Estimate(e) => assert!(e.visits >= 100, "{end:?}: {e:?}"),
+            Setter::Exact(_) => {}
+        }
+    }
+    let root = *book.root();
+    book.recompute();
+    assert_eq!(root, *book.root());
 }

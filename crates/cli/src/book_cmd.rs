@@ -47,9 +47,14 @@ pub struct Args {
     /// The solver's node budget per position (0: never solve).
     #[arg(long, default_value_t = 200_000)]
     solve_nodes: u64,
-    /// A bracket's half-width per point of the score's spread over a search's best move.
-    #[arg(long, default_value_t = 0.5)]
+    /// A bracket's half-width per point of the score's spread over a search's best move, at
+    /// 1,000 visits of that move (it shrinks as visits^-0.28 beyond, grows below).
+    #[arg(long, default_value_t = 0.45)]
     error_factor: f32,
+    /// Then re-search the estimates that set the root's bracket ends with this many visits,
+    /// until both ends come from estimates that deep or exact values (0: never).
+    #[arg(long, default_value_t = 0)]
+    refine_visits: u32,
     /// Write the book as an SGF tree (best lines first) to this file at the end. The report
     /// goes beside the book as JSON (its extension `json`).
     #[arg(long)]
@@ -79,6 +84,9 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     VISITS.check("--visits", a.visits).map_err(Failure::input)?;
     let revisit = a.revisit.unwrap_or((a.visits / 2).max(1));
     VISITS.check("--revisit", revisit).map_err(Failure::input)?;
+    if a.refine_visits > 0 {
+        VISITS.check("--refine-visits", a.refine_visits).map_err(Failure::input)?;
+    }
     if !(1..=64).contains(&a.threads) {
         return Err(Failure::input(format!("--threads {}: allowed 1 to 64", a.threads)));
     }
@@ -110,6 +118,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
     settings.solve_from_ply = if a.solve_nodes == 0 { u32::MAX } else { a.solve_from_ply };
     settings.solve_nodes = a.solve_nodes;
     settings.error_factor = a.error_factor;
+    settings.refine_visits = a.refine_visits;
     settings.seed = a.seed;
     settings.threads = a.threads;
     settings.weights.parse_into(&a.cost).map_err(|e| Failure::input(format!("--cost: {e}")))?;
@@ -138,6 +147,7 @@ pub fn run(a: Args, nets: &dyn Nets) -> Result<(), Failure> {
             errln!("continuing {} ({nodes} nodes, {expansions} expansions)", a.out.display())
         }
         Event::Expanded(s) => errln!("{s}"),
+        Event::Refined(r) => errln!("{r}"),
         Event::Solved { ply, lead, nodes } => {
             errln!("  solved a ply-{ply} position exactly: lead {lead:+} ({nodes} nodes)")
         }

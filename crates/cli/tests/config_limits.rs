@@ -93,6 +93,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "judge_positions", "1000000"),
     ("loop", "book_expansions", "100000000"),
     ("loop", "book_visits", "0"),
+    ("loop", "book_refine_visits", "4000000000"),
     ("loop", "book_komi", "0.3"),
     ("loop", "book_every", "1000000"),
     ("loop", "book_start_prob", "nan"),

@@ -1,9 +1,9 @@
 //! How far is a book estimate from what more search says? For searched nodes of a book, the
 //! node is searched as the book searches it (`VISITS`), its best move is played, and the
 //! position after it is searched with `VISITS` and with `DEEP` visits; each line prints the
-//! estimate of the best move (Black's lead), its score spread, and the two later values of the
-//! same position (the searches' best moves), so that a bracket's error model can be checked
-//! against the errors it is meant to cover (docs/lab-notes.md).
+//! estimate of the best move (Black's lead), its score spread, the two later values of the
+//! same position (the searches' best moves) and the estimate's visits, so that a bracket's
+//! error model can be checked against the errors it is meant to cover (docs/book.md).
 //!
 //! `cargo run --release -p hane-pipeline --example book_errors -- BOOK MODEL VISITS DEEP NODES`
 
@@ -57,7 +57,7 @@ fn main() -> Result<(), String> {
         (0..book.nodes.len()).filter(|&i| book.nodes[i].searched && book.nodes[i].exact.is_none()).collect();
     // An even spread over the searched nodes, in book order (roughly by cost from the root).
     let step = (searched.len() / max_nodes.max(1)).max(1);
-    println!("node turn estimate spread later deep");
+    println!("node turn estimate spread later deep visits");
     for (k, &i) in searched.iter().step_by(step).take(max_nodes).enumerate() {
         let n = &book.nodes[i];
         let seed = 1000 + k as u64;
@@ -72,12 +72,13 @@ fn main() -> Result<(), String> {
         let Some(later) = search(&after, &mut ev, visits, cfg, seed + 7919) else { continue };
         let Some(far) = search(&after, &mut ev, deep, cfg, seed + 15_485) else { continue };
         println!(
-            "{i} {} {:.3} {:.3} {:.3} {:.3}",
+            "{i} {} {:.3} {:.3} {:.3} {:.3} {}",
             n.moves.len(),
             black(mover, best.score),
             best.score_stdev,
             black(next, later.score),
-            black(next, far.score)
+            black(next, far.score),
+            best.visits
         );
     }
     Ok(())

@@ -114,7 +114,7 @@ pub fn build(
     let mut settings = job.settings.clone();
     settings.save = Some(job.file.clone());
     let finished =
-        Builder::new(settings).run(&mut book, factory, job.expansions, stop, on).map_err(book_error)?;
+        Builder::new(settings).grow(&mut book, factory, job.expansions, stop, on).map_err(book_error)?;
     let report = report(&book);
     if let Some(path) = &job.sgf {
         write_file(path, hane_book::sgf::write(&book, 60, 50_000).as_bytes())?;

@@ -136,6 +136,10 @@ pub struct LoopConfig {
     /// Visits of each book search ([`VISITS`]); the search that refreshes a node after a
     /// move is added gets half.
     pub book_visits: u32,
+    /// After the book's expansions, re-search the estimates that set its bracket's ends with
+    /// this many visits until both ends come from estimates that deep (0: no refinement;
+    /// [`VISITS`] otherwise).
+    pub book_refine_visits: u32,
     /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
     /// unset: the last generation's fair komi estimate (the rule set's komi before any).
     pub book_komi: Option<f64>,
@@ -175,6 +179,7 @@ impl Default for LoopConfig {
             judge_positions: 0,
             book_expansions: 0,
             book_visits: 800,
+            book_refine_visits: 0,
             book_komi: None,
             book_every: 0,
             book_start_prob: 0.25,
@@ -207,6 +212,7 @@ impl LoopConfig {
             GENERATIONS.check("exploration_cut_from", self.exploration_cut_from)?;
         }
         VISITS.check("book_visits", self.book_visits)?;
+        VISITS_OR_NONE.check("book_refine_visits", self.book_refine_visits)?;
         let anchor_visits = if self.anchor_games > 0 { VISITS } else { VISITS_OR_NONE };
         anchor_visits.check("anchor_visits", self.anchor_visits)?;
         TURNS.check("gate_opening_turns", self.gate_opening_turns)?;

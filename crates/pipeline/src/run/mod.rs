@@ -144,6 +144,7 @@ impl Run {
             before.pipeline.judge_positions = cfg.pipeline.judge_positions;
             before.pipeline.book_expansions = cfg.pipeline.book_expansions;
             before.pipeline.book_visits = cfg.pipeline.book_visits;
+            before.pipeline.book_refine_visits = cfg.pipeline.book_refine_visits;
             before.pipeline.book_komi = cfg.pipeline.book_komi;
             if before != cfg {
                 return Err(Error::Input(format!(
@@ -249,6 +250,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     let dir = run_dir.join("book");
     let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(cfg.book_visits);
     settings.solve_from_ply = crate::book::solve_from_ply(&rules);
+    settings.refine_visits = cfg.book_refine_visits;
     settings.seed = cx.cfg.seed;
     // As many expansions at once as self-play has workers: the generations are done.
     settings.threads = cx.cfg.selfplay.threads.max(1);
@@ -266,6 +268,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     let every = (cfg.book_expansions / 20).max(1) as u64;
     let (book, report) = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
         hane_book::Event::Expanded(s) if s.expansions % every == 0 => on(Event::Line(format!("book: {s}"))),
+        hane_book::Event::Refined(r) => on(Event::Line(format!("book: {r}"))),
         hane_book::Event::Continuing { nodes, expansions } => {
             on(Event::Line(format!("book: continuing ({nodes} nodes, {expansions} expansions)")))
         }

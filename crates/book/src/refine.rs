@@ -1,0 +1,150 @@
+//! Narrowing the root's bracket where it is set: each end of the bracket comes from one
+//! estimate (`bracket`), so searching that node again, deeper, replaces the estimate with one
+//! whose error is smaller (the half-width shrinks with the visits, `Settings::error_decay`)
+//! and whose value is better. Then the end moves to the next estimate that sets it, and so on
+//! until both ends come from estimates searched that deep, or from exact values.
+
+use crate::bracket::{End, Setter};
+use crate::expand::{Builder, EvaluatorFactory, Event};
+use crate::{file, Book, BookError};
+use hane_engine::{Action, Game};
+use hane_host::Stop;
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// A refinement done.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refined {
+    /// The end whose estimate was searched again.
+    pub end: End,
+    /// The searched node's moves from the root.
+    pub depth: usize,
+    /// Its estimate before and after, Black's margin at the book's komi with the half-width.
+    pub before: (f32, f32),
+    /// After.
+    pub after: (f32, f32),
+    /// The root's margin and bracket now.
+    pub fair: crate::FairKomi,
+    /// Refinements in this run.
+    pub count: usize,
+}
+
+impl std::fmt::Display for Refined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let end = match self.end {
+            End::Lower => "lower",
+            End::Upper => "upper",
+        };
+        write!(
+            f,
+            "refinement {}: the {end} end's estimate {} moves deep, {:+.2} ± {:.2} -> {:+.2} ± {:.2}; {}",
+            self.count, self.depth, self.before.0, self.before.1, self.after.0, self.after.1, self.fair
+        )
+    }
+}
+
+impl Builder {
+    /// Expands `book` to `until` expansions in all ([`Builder::run`]), and where
+    /// [`crate::Settings::refine_visits`] is set, refines its bracket ([`Builder::refine`])
+    /// at every tenth of `until` and at the end, so that the bracket reported along the way
+    /// is a refined one. Returns whether the target was reached (or the book is complete).
+    pub fn grow(
+        &self,
+        book: &mut Book,
+        factory: &EvaluatorFactory,
+        until: u64,
+        stop: &Stop,
+        on: &mut dyn FnMut(&Event),
+    ) -> Result<bool, BookError> {
+        if self.settings().refine_visits == 0 {
+            return self.run(book, factory, until, stop, on);
+        }
+        let step = (until / 10).max(1);
+        loop {
+            let before = book.expansions;
+            let next = until.min((book.expansions / step + 1) * step);
+            if !self.run(book, factory, next, stop, on)? || !self.refine(book, factory, stop, on)? {
+                return Ok(false);
+            }
+            if book.expansions >= until || book.expansions == before {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Searches the estimates that set the root's bracket ends again with
+    /// [`crate::Settings::refine_visits`] visits, the end farther from the root's margin first,
+    /// until both ends come from estimates of at least a quarter of those visits at their
+    /// best move (or exact values), or `stop` is set. Saves after each. Returns whether it
+    /// got there (false: stopped).
+    pub fn refine(
+        &self,
+        book: &mut Book,
+        factory: &EvaluatorFactory,
+        stop: &Stop,
+        on: &mut dyn FnMut(&Event),
+    ) -> Result<bool, BookError> {
+        let visits = self.settings().refine_visits;
+        if visits == 0 {
+            return Ok(true);
+        }
+        book.recompute();
+        let deep = |v: u32| u64::from(v) * 4 >= u64::from(visits);
+        let mut ev = None;
+        let mut done: HashSet<u32> = HashSet::new();
+        let komi = book.header.komi as f32;
+        while !stop.requested() {
+            let root = *book.root();
+            // The refinable ends, the one farther from the margin first.
+            let mut ends: Vec<(f32, End, u32, crate::Estimate)> = [End::Lower, End::Upper]
+                .into_iter()
+                .filter_map(|end| {
+                    let src = book.bracket_source(end)?;
+                    let Setter::Estimate(e) = src.setter else { return None };
+                    (!deep(e.visits) && !done.contains(&src.node)).then(|| {
+                        let gap = match end {
+                            End::Lower => root.lead - root.lower,
+                            End::Upper => root.upper - root.lead,
+                        };
+                        (gap, end, src.node, e)
+                    })
+                })
+                .collect();
+            ends.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let Some(&(_, end, i, before)) = ends.first() else { return Ok(true) };
+            let ev = ev.get_or_insert_with(factory);
+            let n = &book.nodes[i as usize];
+            let in_book: Vec<Action> = n.children.iter().map(|e| e.action).collect();
+            let t = Instant::now();
+            let seed = self.settings().seed ^ n.key ^ 0x2EF1_4E5D;
+            let mut evaluations = 0;
+            let Some(search) =
+                self.search(&n.state.clone(), &in_book, visits, seed, ev, stop, &mut evaluations)
+            else {
+                return Ok(false);
+            };
+            let mover = n.state.to_move();
+            book.evaluations += evaluations;
+            book.seconds += t.elapsed().as_secs_f64();
+            done.insert(i);
+            let Some(best) = search.most_visited_child() else { continue };
+            let after = self.estimate(&best, mover, before.max_prior);
+            let node = &mut book.nodes[i as usize];
+            node.own = Some(after);
+            node.searched = true;
+            book.recompute();
+            if let Some(path) = &self.settings().save {
+                file::save(book, path)?;
+            }
+            on(&Event::Refined(Refined {
+                end,
+                depth: book.nodes[i as usize].moves.len(),
+                before: (komi + before.lead, before.error),
+                after: (komi + after.lead, after.error),
+                fair: book.fair_komi(),
+                count: done.len(),
+            }));
+        }
+        Ok(false)
+    }
+}

@@ -97,34 +97,14 @@ impl BracketSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Edge;
-    use hane_engine::Rules;
 
     #[test]
     fn each_end_of_the_bracket_is_traced_to_the_entry_that_sets_it() {
-        let rules: Rules = "ttakji,size=3,komi=0".parse().unwrap();
-        let mut book = Book::new(&rules, "test");
+        let (mut book, [b1, _, w1]) = crate::small_tree(6.0);
         let geo = book.nodes[0].state.geo();
         let place = |x: usize, y: usize| Action::Place(geo.from_dense(y * 3 + x));
         let est =
             |lead: f32, error: f32| Some(Estimate { lead, error, win: 0.5, visits: 10, max_prior: 0.5 });
-        // Root (Black): two book moves and its own estimate; White's node after B2 has one
-        // book move and its own estimate.
-        let (b1, _, _) = book.child(0, place(1, 1)).unwrap();
-        let (b2, _, _) = book.child(0, place(0, 0)).unwrap();
-        let (w1, _, _) = book.child(b1, place(0, 1)).unwrap();
-        for (p, c, a) in [(0, b1, place(1, 1)), (0, b2, place(0, 0)), (b1, w1, place(0, 1))] {
-            book.nodes[p as usize].children.push(Edge {
-                action: a,
-                child: c,
-                sym: Symmetry::IDENTITY,
-                prior: 0.3,
-            });
-        }
-        book.nodes[0].own = est(1.0, 1.0);
-        book.nodes[b1 as usize].own = est(6.0, 2.0);
-        book.nodes[w1 as usize].own = est(4.0, 3.0);
-        book.nodes[b2 as usize].own = est(2.0, 6.0);
         book.recompute();
         // Lower: max(0, min(4, 1), -4) = 1, White's reply's estimate 4 - 3 after B2 A2.
         let low = book.bracket_source(End::Lower).unwrap();

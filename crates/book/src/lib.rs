@@ -357,6 +357,36 @@ impl Book {
     }
 }
 
+/// A hand-built book for tests: the root (Black, 3x3, komi 0) with two book moves, B2 and A3,
+/// and its own estimate 1 ± 1; White's node after B2 has one book move, A2, and its estimate
+/// 6 ± 2; the node after B2 A2 has 4 ± 3 and the one after A3 2 ± `a3_error`. Returns the
+/// book (not yet backed up) and the nodes after B2, A3 and B2 A2.
+/// A test estimate of `lead ± error`.
+#[cfg(test)]
+pub(crate) fn est(lead: f32, error: f32) -> Option<Estimate> {
+    Some(Estimate { lead, error, win: 0.5, visits: 10, max_prior: 0.5 })
+}
+
+#[cfg(test)]
+pub(crate) fn small_tree(a3_error: f32) -> (Book, [u32; 3]) {
+    let rules: Rules = "ttakji,size=3,komi=0".parse().unwrap();
+    let mut book = Book::new(&rules, "test");
+    let geo = book.nodes[0].state.geo();
+    let place = |x: usize, y: usize| Action::Place(geo.from_dense(y * 3 + x));
+    let (b1, _, _) = book.child(0, place(1, 1)).unwrap();
+    let (b2, _, _) = book.child(0, place(0, 0)).unwrap();
+    let (w1, _, _) = book.child(b1, place(0, 1)).unwrap();
+    for (p, c) in [(0, b1), (0, b2), (b1, w1)] {
+        let action = *book.nodes[c as usize].moves.last().unwrap();
+        book.nodes[p as usize].children.push(Edge { action, child: c, sym: Symmetry::IDENTITY, prior: 0.3 });
+    }
+    book.nodes[0].own = est(1.0, 1.0);
+    book.nodes[b1 as usize].own = est(6.0, 2.0);
+    book.nodes[w1 as usize].own = est(4.0, 3.0);
+    book.nodes[b2 as usize].own = est(2.0, a3_error);
+    (book, [b1, b2, w1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,10 +394,6 @@ mod tests {
     fn place(book: &Book, x: usize, y: usize) -> Action {
         let geo = book.nodes[0].state.geo();
         Action::Place(geo.from_dense(y * geo.size() + x))
-    }
-
-    fn est(lead: f32, error: f32) -> Option<Estimate> {
-        Some(Estimate { lead, error, win: 0.5, visits: 10, max_prior: 0.5 })
     }
 
     #[test]
@@ -411,26 +437,7 @@ mod tests {
 
     #[test]
     fn values_back_up_by_minimax_with_brackets() {
-        let rules: Rules = "ttakji,size=3,komi=0".parse().unwrap();
-        let mut book = Book::new(&rules, "test");
-        // Root (Black) with two book moves and its own estimate; one White node below with
-        // one book move and an estimate.
-        let (b1, _, _) = book.child(0, place(&book, 1, 1)).unwrap();
-        let (b2, _, _) = book.child(0, place(&book, 0, 0)).unwrap();
-        let (w1, _, _) = book.child(b1, place(&book, 0, 1)).unwrap();
-        for (p, c) in [(0, b1), (0, b2), (b1, w1)] {
-            let a = *book.nodes[c as usize].moves.last().unwrap();
-            book.nodes[p as usize].children.push(Edge {
-                action: a,
-                child: c,
-                sym: Symmetry::IDENTITY,
-                prior: 0.3,
-            });
-        }
-        book.nodes[0].own = est(1.0, 1.0);
-        book.nodes[b1 as usize].own = est(6.0, 2.0);
-        book.nodes[w1 as usize].own = est(4.0, 3.0);
-        book.nodes[b2 as usize].own = est(2.0, 5.0);
+        let (mut book, [b1, _, w1]) = small_tree(5.0);
         book.recompute();
         // White at b1 takes the smaller of 6 [4, 8] and 4 [1, 7], each statistic apart.
         let v = book.nodes[b1 as usize].value;

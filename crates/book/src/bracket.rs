@@ -97,14 +97,13 @@ impl BracketSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::est;
 
     #[test]
     fn each_end_of_the_bracket_is_traced_to_the_entry_that_sets_it() {
         let (mut book, [b1, _, w1]) = crate::small_tree(6.0);
         let geo = book.nodes[0].state.geo();
         let place = |x: usize, y: usize| Action::Place(geo.from_dense(y * 3 + x));
-        let est =
-            |lead: f32, error: f32| Some(Estimate { lead, error, win: 0.5, visits: 10, max_prior: 0.5 });
         book.recompute();
         // Lower: max(0, min(4, 1), -4) = 1, White's reply's estimate 4 - 3 after B2 A2.
         let low = book.bracket_source(End::Lower).unwrap();

@@ -357,16 +357,16 @@ impl Book {
     }
 }
 
-/// A hand-built book for tests: the root (Black, 3x3, komi 0) with two book moves, B2 and A3,
-/// and its own estimate 1 ± 1; White's node after B2 has one book move, A2, and its estimate
-/// 6 ± 2; the node after B2 A2 has 4 ± 3 and the one after A3 2 ± `a3_error`. Returns the
-/// book (not yet backed up) and the nodes after B2, A3 and B2 A2.
 /// A test estimate of `lead ± error`.
 #[cfg(test)]
 pub(crate) fn est(lead: f32, error: f32) -> Option<Estimate> {
     Some(Estimate { lead, error, win: 0.5, visits: 10, max_prior: 0.5 })
 }
 
+/// A hand-built book for tests: the root (Black, 3x3, komi 0) with two book moves, B2 and A3,
+/// and its own estimate 1 ± 1; White's node after B2 has one book move, A2, and its estimate
+/// 6 ± 2; the node after B2 A2 has 4 ± 3 and the one after A3 2 ± `a3_error`. Returns the
+/// book (not yet backed up) and the nodes after B2, A3 and B2 A2.
 #[cfg(test)]
 pub(crate) fn small_tree(a3_error: f32) -> (Book, [u32; 3]) {
     let rules: Rules = "ttakji,size=3,komi=0".parse().unwrap();

@@ -95,8 +95,8 @@ impl Builder {
         let komi = book.header.komi as f32;
         while !stop.requested() {
             let root = *book.root();
-            // The refinable ends, the one farther from the margin first.
-            let mut ends: Vec<(f32, End, u32, crate::Estimate)> = [End::Lower, End::Upper]
+            // The refinable end farther from the margin (the lower one on a tie).
+            let farther = [End::Lower, End::Upper]
                 .into_iter()
                 .filter_map(|end| {
                     let src = book.bracket_source(end)?;
@@ -109,17 +109,15 @@ impl Builder {
                         (gap, end, src.node, e)
                     })
                 })
-                .collect();
-            ends.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let Some(&(_, end, i, before)) = ends.first() else { return Ok(true) };
+                .min_by(|a, b| b.0.total_cmp(&a.0));
+            let Some((_, end, i, before)) = farther else { return Ok(true) };
             let ev = ev.get_or_insert_with(factory);
             let n = &book.nodes[i as usize];
             let in_book: Vec<Action> = n.children.iter().map(|e| e.action).collect();
             let t = Instant::now();
             let seed = self.settings().seed ^ n.key ^ 0x2EF1_4E5D;
             let mut evaluations = 0;
-            let Some(search) =
-                self.search(&n.state.clone(), &in_book, visits, seed, ev, stop, &mut evaluations)
+            let Some(search) = self.search(&n.state, &in_book, visits, seed, ev, stop, &mut evaluations)
             else {
                 return Ok(false);
             };

@@ -21,13 +21,7 @@ fn search(
     seed: u64,
 ) -> Option<ChildStats<hane_engine::Action>> {
     let mut s = Search::new(state.clone(), cfg, seed);
-    while s.root_visits() < visits {
-        let before = s.root_visits();
-        s.run(ev, (before + 128).min(visits), 16);
-        if s.root_visits() == before {
-            break;
-        }
-    }
+    s.run(ev, visits, 16);
     s.most_visited_child()
 }
 

@@ -23,13 +23,7 @@ fn fresh(
     cfg: SearchConfig,
 ) -> (f32, f32) {
     let mut s = Search::new(state.clone(), cfg, 7);
-    while s.root_visits() < visits {
-        let before = s.root_visits();
-        s.run(ev, (before + 128).min(visits), 16);
-        if s.root_visits() == before {
-            break;
-        }
-    }
+    s.run(ev, visits, 16);
     let sign = if state.to_move() == Color::Black { 1.0 } else { -1.0 };
     let mean = sign * s.root_value().score;
     (mean, s.most_visited_child().map_or(mean, |c| sign * c.score))

@@ -136,9 +136,9 @@ pub struct LoopConfig {
     /// Visits of each book search ([`VISITS`]); the search that refreshes a node after a
     /// move is added gets half.
     pub book_visits: u32,
-    /// After the book's expansions, re-search the estimates that set its bracket's ends with
-    /// this many visits until both ends come from estimates that deep (0: no refinement;
-    /// [`VISITS`] otherwise).
+    /// At every tenth of the book's expansions and at the end, re-search the estimates that
+    /// set its bracket's ends with this many visits until both ends come from estimates that
+    /// deep (0: no refinement; [`VISITS`] otherwise).
     pub book_refine_visits: u32,
     /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
     /// unset: the last generation's fair komi estimate (the rule set's komi before any).

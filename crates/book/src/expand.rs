@@ -219,6 +219,20 @@ impl Builder {
         stop: &Stop,
         on: &mut dyn FnMut(&Event),
     ) -> Result<bool, BookError> {
+        self.run_part(book, factory, until, until, stop, on)
+    }
+
+    /// [`Builder::run`] to `until` as part of a run to `target`, the time to go reported to
+    /// `target` at this part's pace.
+    pub(crate) fn run_part(
+        &self,
+        book: &mut Book,
+        factory: &EvaluatorFactory,
+        until: u64,
+        target: u64,
+        stop: &Stop,
+        on: &mut dyn FnMut(&Event),
+    ) -> Result<bool, BookError> {
         let clock = Instant::now();
         let (start_evals, start_expansions) = (book.evaluations, book.expansions);
         book.recompute();
@@ -303,7 +317,7 @@ impl Builder {
                     fair: book.fair_komi(),
                     evaluations: book.evaluations,
                     evals_per_second: (book.evaluations - start_evals) as f64 / secs,
-                    eta_seconds: secs / done * until.saturating_sub(book.expansions) as f64,
+                    eta_seconds: secs / done * target.saturating_sub(book.expansions) as f64,
                     ply: key::ply(&book.nodes[i as usize].state),
                 }));
             }

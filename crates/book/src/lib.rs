@@ -32,7 +32,7 @@ mod refine;
 pub mod sgf;
 mod values;
 
-pub use bracket::{BracketSource, End, Setter};
+pub use bracket::{Figure, Setter, Source};
 pub use cost::CostWeights;
 pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
 pub use file::{net_id, BookError, Header, FORMAT_VERSION};
@@ -303,6 +303,7 @@ impl Book {
             margin: komi + f64::from(v.lead),
             lower: komi + f64::from(v.lower),
             upper: komi + f64::from(v.upper),
+            win: f64::from(v.win),
             proven: v.proven,
         }
     }
@@ -318,6 +319,9 @@ pub struct FairKomi {
     pub lower: f64,
     /// The bracket's upper end.
     pub upper: f64,
+    /// Black's minimaxed probability of winning at the book's komi (draws half).
+    #[serde(default)]
+    pub win: f64,
     /// Whether the margin is proven (every line settled by the rules or the solver).
     pub proven: bool,
 }
@@ -329,8 +333,8 @@ impl std::fmt::Display for FairKomi {
         } else {
             write!(
                 f,
-                "Black's margin {:+.2} [{:+.2}, {:+.2}] (bracket from the searches' spread, not a proof)",
-                self.margin, self.lower, self.upper
+                "Black's margin {:+.2} [{:+.2}, {:+.2}], wins {:.2} (bracket from the searches' spread, not a proof)",
+                self.margin, self.lower, self.upper, self.win
             )
         }
     }

@@ -1,10 +1,13 @@
-//! Narrowing the root's bracket where it is set: each end of the bracket comes from one
-//! estimate (`bracket`), so searching that node again, deeper, replaces the estimate with one
-//! whose error is smaller (the half-width shrinks with the visits, `Settings::error_decay`)
-//! and whose value is better. Then the end moves to the next estimate that sets it, and so on
-//! until both ends come from estimates searched that deep, or from exact values.
+//! Settling the root's figures where they are set: the margin and each end of the bracket
+//! come from one estimate each (`bracket`), so searching that node again, deeper, replaces
+//! the estimate with one whose error is smaller (the half-width shrinks with the visits,
+//! `Settings::error_decay`) and whose value is better. Then the figure moves to the next
+//! estimate that sets it, and so on until all three come from estimates searched that deep,
+//! or from exact values. The margin matters as much as the ends: the minimax picks its
+//! estimate as the best for one side and the worst for the other among many shallow ones,
+//! so a shallow estimate there is the one most likely to be off.
 
-use crate::bracket::{End, Setter};
+use crate::bracket::{Figure, Setter};
 use crate::expand::{Builder, EvaluatorFactory, Event};
 use crate::{file, Book, BookError};
 use hane_engine::{Action, Game};
@@ -15,8 +18,8 @@ use std::time::Instant;
 /// A refinement done.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refined {
-    /// The end whose estimate was searched again.
-    pub end: End,
+    /// The figure whose estimate was searched again.
+    pub figure: Figure,
     /// The searched node's moves from the root.
     pub depth: usize,
     /// Its estimate before and after, Black's margin at the book's komi with the half-width.
@@ -31,14 +34,17 @@ pub struct Refined {
 
 impl std::fmt::Display for Refined {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let end = match self.end {
-            End::Lower => "lower",
-            End::Upper => "upper",
-        };
         write!(
             f,
-            "refinement {}: the {end} end's estimate {} moves deep, {:+.2} ± {:.2} -> {:+.2} ± {:.2}; {}",
-            self.count, self.depth, self.before.0, self.before.1, self.after.0, self.after.1, self.fair
+            "refinement {}: the {}'s estimate {} moves deep, {:+.2} ± {:.2} -> {:+.2} ± {:.2}; {}",
+            self.count,
+            self.figure,
+            self.depth,
+            self.before.0,
+            self.before.1,
+            self.after.0,
+            self.after.1,
+            self.fair
         )
     }
 }
@@ -63,7 +69,9 @@ impl Builder {
         loop {
             let before = book.expansions;
             let next = until.min((book.expansions / step + 1) * step);
-            if !self.run(book, factory, next, stop, on)? || !self.refine(book, factory, stop, on)? {
+            if !self.run_part(book, factory, next, until, stop, on)?
+                || !self.refine(book, factory, stop, on)?
+            {
                 return Ok(false);
             }
             if book.expansions >= until || book.expansions == before {
@@ -72,11 +80,11 @@ impl Builder {
         }
     }
 
-    /// Searches the estimates that set the root's bracket ends again with
-    /// [`crate::Settings::refine_visits`] visits, the end farther from the root's margin first,
-    /// until both ends come from estimates of at least a quarter of those visits at their
-    /// best move (or exact values), or `stop` is set. Saves after each. Returns whether it
-    /// got there (false: stopped).
+    /// Searches the estimates that set the root's margin and bracket ends again with
+    /// [`crate::Settings::refine_visits`] visits, the margin's first, then the end farther
+    /// from the margin, until all three come from estimates of at least a quarter of those
+    /// visits at their best move (or exact values), or `stop` is set. Saves after each.
+    /// Returns whether it got there (false: stopped).
     pub fn refine(
         &self,
         book: &mut Book,
@@ -95,22 +103,24 @@ impl Builder {
         let komi = book.header.komi as f32;
         while !stop.requested() {
             let root = *book.root();
-            // The refinable end farther from the margin (the lower one on a tie).
-            let farther = [End::Lower, End::Upper]
+            // The margin's estimate while it is shallow, else the refinable end farther from
+            // the margin (the lower one on a tie).
+            let next = [Figure::Margin, Figure::Lower, Figure::Upper]
                 .into_iter()
-                .filter_map(|end| {
-                    let src = book.bracket_source(end)?;
+                .filter_map(|figure| {
+                    let src = book.source(figure)?;
                     let Setter::Estimate(e) = src.setter else { return None };
                     (!deep(e.visits) && !done.contains(&src.node)).then(|| {
-                        let gap = match end {
-                            End::Lower => root.lead - root.lower,
-                            End::Upper => root.upper - root.lead,
+                        let gap = match figure {
+                            Figure::Margin => f32::INFINITY,
+                            Figure::Lower => root.lead - root.lower,
+                            Figure::Upper => root.upper - root.lead,
                         };
-                        (gap, end, src.node, e)
+                        (gap, figure, src.node, e)
                     })
                 })
                 .min_by(|a, b| b.0.total_cmp(&a.0));
-            let Some((_, end, i, before)) = farther else { return Ok(true) };
+            let Some((_, figure, i, before)) = next else { return Ok(true) };
             let ev = ev.get_or_insert_with(factory);
             let n = &book.nodes[i as usize];
             let in_book: Vec<Action> = n.children.iter().map(|e| e.action).collect();
@@ -135,7 +145,7 @@ impl Builder {
                 file::save(book, path)?;
             }
             on(&Event::Refined(Refined {
-                end,
+                figure,
                 depth: book.nodes[i as usize].moves.len(),
                 before: (komi + before.lead, before.error),
                 after: (komi + after.lead, after.error),

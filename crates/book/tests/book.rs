@@ -2,7 +2,7 @@
 //! minimax margin must equal the solver's, and a saved book must resume and refuse a wrong
 //! or damaged file.
 
-use hane_book::{Book, BookError, Builder, End, Event, Setter, Settings};
+use hane_book::{Book, BookError, Builder, Event, Figure, Setter, Settings};
 use hane_engine::GameState;
 use hane_engine::Rules;
 use hane_host::Stop;
@@ -147,7 +147,7 @@ fn the_book_move_follows_the_game_in_any_of_its_symmetric_frames() {
 }
 
 #[test]
-fn refinement_searches_the_estimates_that_set_the_bracket_again_until_both_are_deep() {
+fn refinement_searches_the_estimates_that_set_the_margin_and_bracket_again_until_all_are_deep() {
     let rules: Rules = "ttakji,size=4,komi=2".parse().unwrap();
     let mut plain = Book::new(&rules, "rollouts");
     let mut s = settings(4, u32::MAX);
@@ -169,12 +169,12 @@ fn refinement_searches_the_estimates_that_set_the_bracket_again_until_both_are_d
     assert!(!refined.is_empty());
     assert_eq!(book.expansions, 12);
     assert!(book.evaluations >= plain.evaluations + 100 * refined.len() as u64);
-    // Both ends now come from estimates of at least a quarter of the visits at their best
-    // move, and the root's bracket is the one they back up to.
-    for end in [End::Lower, End::Upper] {
-        let src = book.bracket_source(end).unwrap();
+    // The margin and both ends now come from estimates of at least a quarter of the visits
+    // at their best move, and the root's figures are the ones they back up to.
+    for figure in [Figure::Margin, Figure::Lower, Figure::Upper] {
+        let src = book.source(figure).unwrap();
         match src.setter {
-            Setter::Estimate(e) => assert!(e.visits >= 100, "{end:?}: {e:?}"),
+            Setter::Estimate(e) => assert!(e.visits >= 100, "{figure:?}: {e:?}"),
             Setter::Exact(_) => {}
         }
     }

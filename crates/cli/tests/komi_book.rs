@@ -33,6 +33,10 @@ fn hane_komi_reports_a_book_beside_the_curve() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("expansions") && stdout.contains("Black's margin"), "{stdout}");
     assert!(stdout.contains("fair komi "), "{stdout}");
+    // An unproven book names where its margin and each end of its bracket come from.
+    for figure in ["the margin comes from ", "the bracket's lower end from ", "its upper end from "] {
+        assert!(stdout.contains(figure), "{figure}: {stdout}");
+    }
     let books: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
         .flatten()

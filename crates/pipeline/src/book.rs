@@ -5,7 +5,7 @@
 //! the raw policy picks the book's move, and the cost.
 
 use crate::{write_file, write_json, Error, Stop};
-use hane_book::{Book, BookError, Builder, End, EvaluatorFactory, Event, FairKomi, Settings};
+use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Figure, Settings};
 use hane_engine::{Action, Game, GameState, Rules, Turn};
 use hane_eval::gtp::GtpError;
 use hane_eval::komi::KomiEstimate;
@@ -57,7 +57,10 @@ pub struct BookReport {
     pub policy_agreement: f64,
     /// How many nodes that share is of.
     pub agreement_nodes: usize,
-    /// Where the bracket's lower end comes from: the line to the entry that sets it.
+    /// Where the margin comes from: the line to the entry that sets it.
+    #[serde(default)]
+    pub margin_from: Option<String>,
+    /// Where the bracket's lower end comes from.
     #[serde(default)]
     pub lower_from: Option<String>,
     /// Where its upper end comes from.
@@ -83,8 +86,12 @@ impl BookReport {
             100.0 * self.policy_agreement,
             self.agreement_nodes
         );
-        if let (Some(low), Some(up), false) = (&self.lower_from, &self.upper_from, self.fair.proven) {
-            out += &format!("\nthe bracket's lower end comes from {low}\nits upper end from {up}");
+        if let (Some(margin), Some(low), Some(up), false) =
+            (&self.margin_from, &self.lower_from, &self.upper_from, self.fair.proven)
+        {
+            out += &format!(
+                "\nthe margin comes from {margin}\nthe bracket's lower end from {low}\nits upper end from {up}"
+            );
         }
         out
     }
@@ -146,6 +153,7 @@ pub fn net_factory<'a>(
 pub fn report(book: &Book) -> BookReport {
     let geo = book.nodes[0].state.geo();
     let (agree, count) = book.policy_agreement();
+    let from = |f| book.source(f).map(|s| s.describe(geo, book.header.komi as f32));
     BookReport {
         rules: book.header.rules.clone(),
         komi: book.header.komi,
@@ -158,8 +166,9 @@ pub fn report(book: &Book) -> BookReport {
         main_line: book.main_line().iter().map(|(a, _)| a.name(geo)).collect(),
         policy_agreement: agree,
         agreement_nodes: count,
-        lower_from: book.bracket_source(End::Lower).map(|s| s.describe(geo, book.header.komi as f32)),
-        upper_from: book.bracket_source(End::Upper).map(|s| s.describe(geo, book.header.komi as f32)),
+        margin_from: from(Figure::Margin),
+        lower_from: from(Figure::Lower),
+        upper_from: from(Figure::Upper),
     }
 }
 

@@ -52,7 +52,7 @@ impl std::fmt::Display for Refined {
 impl Builder {
     /// Expands `book` to `until` expansions in all ([`Builder::run`]), and where
     /// [`crate::Settings::refine_visits`] is set, refines its bracket ([`Builder::refine`])
-    /// at every tenth of `until` and at the end, so that the bracket reported along the way
+    /// at every twentieth of `until` (where the loop reports) and at the end, so that the bracket reported along the way
     /// is a refined one. Returns whether the target was reached (or the book is complete).
     pub fn grow(
         &self,
@@ -65,7 +65,7 @@ impl Builder {
         if self.settings().refine_visits == 0 {
             return self.run(book, factory, until, stop, on);
         }
-        let step = (until / 10).max(1);
+        let step = (until / 20).max(1);
         loop {
             let before = book.expansions;
             let next = until.min((book.expansions / step + 1) * step);

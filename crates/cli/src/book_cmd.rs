@@ -51,9 +51,9 @@ pub struct Args {
     /// 1,000 visits of that move (it shrinks as visits^-0.28 beyond, grows below).
     #[arg(long, default_value_t = 0.45)]
     error_factor: f32,
-    /// At every tenth of the expansions and at the end, re-search the estimates that set the
-    /// root's bracket ends with this many visits, until both ends come from estimates that
-    /// deep or exact values (0: never).
+    /// At every twentieth of the expansions and at the end, re-search the estimates that set
+    /// the root's margin and bracket ends with this many visits, until all three come from
+    /// estimates that deep or exact values (0: never).
     #[arg(long, default_value_t = 0)]
     refine_visits: u32,
     /// Write the book as an SGF tree (best lines first) to this file at the end. The report

@@ -116,16 +116,40 @@ pub fn run(a: Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The book beside the curve: built at the curve's fair komi, reported with the verdict, and
-/// drawn into komi.png.
+/// The book beside the curve: built at the curve's fair komi, and again at the book's own
+/// where its margin rounds to another ([`hane_pipeline::book::own_komi`]), reported with the
+/// verdict, and drawn into komi.png.
 fn book(
     a: &Args,
     model: &std::path::Path,
-    mut rules: hane_engine::Rules,
+    rules: hane_engine::Rules,
     report: &KomiReport,
 ) -> Result<(), Failure> {
     VISITS.check("--book-visits", a.book_visits).map_err(Failure::input)?;
     let komi = report.estimate.fair;
+    let mut book = book_at(a, model, rules, komi)?;
+    if let Some(own) = hane_pipeline::book::own_komi(&book) {
+        outln!(
+            "the book's margin {:+.2} rounds to komi {own}, not {komi}: a second book at komi {own}",
+            book.fair.margin
+        );
+        book = book_at(a, model, rules, own)?;
+    }
+    outln!("{}", hane_pipeline::book::verdict(&book, Some(&report.estimate)));
+    hane_pipeline::write_file(
+        &a.out.join("komi.png"),
+        &hane_pipeline::komi::chart_with_book(report, &book.fair).png(),
+    )?;
+    Ok(())
+}
+
+/// The book at `komi`, built or continued into the output folder, its report printed.
+fn book_at(
+    a: &Args,
+    model: &std::path::Path,
+    mut rules: hane_engine::Rules,
+    komi: f64,
+) -> Result<hane_pipeline::book::BookReport, Failure> {
     rules.komi = hane_engine::Komi::from_f64(komi).ok_or_else(|| Failure::input(format!("komi {komi}")))?;
     let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(a.book_visits);
     settings.solve_from_ply = hane_pipeline::book::solve_from_ply(&rules);
@@ -156,10 +180,5 @@ fn book(
         e => e.into(),
     })?;
     outln!("{}", book.lines());
-    outln!("{}", hane_pipeline::book::verdict(&book, Some(&report.estimate)));
-    hane_pipeline::write_file(
-        &a.out.join("komi.png"),
-        &hane_pipeline::komi::chart_with_book(report, &book.fair).png(),
-    )?;
-    Ok(())
+    Ok(book)
 }

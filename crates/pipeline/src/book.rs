@@ -179,6 +179,17 @@ pub fn solve_from_ply(rules: &Rules) -> u32 {
     2 * (area * 3 / 5)
 }
 
+/// The komi a book should be built at instead of its own: the member of the rule set's komi
+/// domain nearest the book's margin, where that is another komi and the margin is not
+/// proven. The searches that give the book its values play to win at the book's komi, so a
+/// book reads the margin best at the komi it finds fair (the way KataGo's books are built
+/// at the fair komi and checked to stay a draw there).
+pub fn own_komi(report: &BookReport) -> Option<f64> {
+    let rules: Rules = report.rules.parse().ok()?;
+    let own = hane_engine::KomiDomain::of(&rules).nearest(report.fair.margin).as_f64();
+    (!report.fair.proven && own != report.komi).then_some(own)
+}
+
 /// What the book and the komi curve say together, in one line: an answer only where the
 /// book proved it, or where its bracket is narrow (at most 2 points) and holds the curve's
 /// estimate; otherwise marked unsettled, with both figures.
@@ -311,5 +322,42 @@ impl Player for BookPlayer {
             self.line.extend(actions);
         }
         self.inner.observe(before, turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(rules: &str, komi: f64, margin: f64, proven: bool) -> BookReport {
+        BookReport {
+            rules: rules.into(),
+            komi,
+            net: "test".into(),
+            fair: FairKomi { margin, lower: margin - 1.0, upper: margin + 1.0, win: 0.5, proven },
+            nodes: 1,
+            expansions: 1,
+            evaluations: 1,
+            seconds: 0.0,
+            main_line: Vec::new(),
+            policy_agreement: 0.0,
+            agreement_nodes: 0,
+            margin_from: None,
+            lower_from: None,
+            upper_from: None,
+        }
+    }
+
+    #[test]
+    fn a_book_asks_for_its_own_komi_where_its_margin_rounds_to_another() {
+        // Area scoring plays integers: 8.57 rounds to 9, 8.40 to the book's own 8.
+        assert_eq!(own_komi(&report("ttakji,size=7,komi=8", 8.0, 8.57, false)), Some(9.0));
+        assert_eq!(own_komi(&report("ttakji,size=7,komi=8", 8.0, 8.40, false)), None);
+        // Territory scoring plays halves; Loose even integers.
+        assert_eq!(own_komi(&report("brainking,size=7,komi=7.5", 7.5, 6.16, false)), Some(6.5));
+        assert_eq!(own_komi(&report("loose,size=7,komi=10", 10.0, 9.75, false)), None);
+        assert_eq!(own_komi(&report("loose,size=7,komi=10", 10.0, 8.9, false)), Some(8.0));
+        // A proven margin is the answer whatever the komi.
+        assert_eq!(own_komi(&report("ttakji,size=3,komi=0", 0.0, 9.0, true)), None);
     }
 }

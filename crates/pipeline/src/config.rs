@@ -136,12 +136,13 @@ pub struct LoopConfig {
     /// Visits of each book search ([`VISITS`]); the search that refreshes a node after a
     /// move is added gets half.
     pub book_visits: u32,
-    /// At every tenth of the book's expansions and at the end, re-search the estimates that
-    /// set its bracket's ends with this many visits until both ends come from estimates that
-    /// deep (0: no refinement; [`VISITS`] otherwise).
+    /// At every twentieth of the book's expansions and at the end, re-search the estimates
+    /// that set its margin and its bracket's ends with this many visits until all three come
+    /// from estimates that deep (0: no refinement; [`VISITS`] otherwise).
     pub book_refine_visits: u32,
     /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
-    /// unset: the last generation's fair komi estimate (the rule set's komi before any).
+    /// unset: the last generation's fair komi estimate (the rule set's komi before any), then
+    /// the book's own margin rounded, in a second book, where that is another komi.
     pub book_komi: Option<f64>,
     /// A book during the run too: after every this many generations (0: only at the end), a
     /// book of `book_expansions` with the best net, whose positions become self-play start

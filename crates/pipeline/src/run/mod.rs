@@ -233,16 +233,45 @@ impl Run {
 
 /// The book phase: a minimax opening book with the best net at the book's komi, grown to
 /// `book_expansions`, into `book/` (the book, its SGF tree and its report, named by net and
-/// komi), reported beside the last generation's curve estimate.
+/// komi), reported beside the last generation's curve estimate. Where the config leaves the
+/// komi to the curve and the book's own margin rounds to another komi, a second book is
+/// built there ([`crate::book::own_komi`]) and is the one reported: a book reads the margin
+/// best at the komi it finds fair.
 fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Option<hane_book::Book>, Error> {
-    let (cfg, run_dir) = (&cx.cfg.pipeline, cx.dir);
     let n = st.generations.len();
     let Some(best) = st.komi_net(n.saturating_sub(1)) else {
         on(Event::Line("book: no net trained yet".into()));
         return Ok(None);
     };
     let curve = st.generations.iter().rev().find_map(|g| g.komi.as_ref()).map(|k| k.estimate.clone());
-    let komi = cfg.book_komi.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
+    let fixed = cx.cfg.pipeline.book_komi;
+    let komi = fixed.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
+    let (mut book, mut report) = book_at(cx, &best, komi, on)?;
+    if fixed.is_none() {
+        if let Some(own) = crate::book::own_komi(&report) {
+            on(Event::Line(format!(
+                "book: its margin {:+.2} rounds to komi {own}, not {komi}: a second book at komi {own}",
+                report.fair.margin
+            )));
+            (book, report) = book_at(cx, &best, own, on)?;
+        }
+    }
+    on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
+    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
+        let png = crate::komi::chart_with_book(k, &report.fair).png();
+        write_file(&cx.dir.join("komi.png"), &png)?;
+    }
+    Ok(Some(book))
+}
+
+/// The book of net `best` at `komi`, built or continued, its report printed.
+fn book_at(
+    cx: &Ctx,
+    best: &str,
+    komi: f64,
+    on: &mut dyn FnMut(Event),
+) -> Result<(hane_book::Book, crate::book::BookReport), Error> {
+    let (cfg, run_dir) = (&cx.cfg.pipeline, cx.dir);
     let mut rules = cx.rules;
     rules.komi = hane_engine::Komi::from_f64(komi)
         .ok_or_else(|| Error::Input(format!("book komi {komi}: not a multiple of 0.5")))?;
@@ -263,7 +292,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         settings,
     };
     on(Event::Line(format!("== the book: {} expansions with {best} at komi {komi}", cfg.book_expansions)));
-    let path = run_dir.join(&best);
+    let path = run_dir.join(best);
     let (factory, net) = crate::book::net_factory(&path, &rules, cx.cfg.selfplay.precision)?;
     let every = (cfg.book_expansions / 20).max(1) as u64;
     let (book, report) = crate::book::build(&job, &factory, &net, cx.stop, &mut |e| match e {
@@ -275,12 +304,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         _ => {}
     })?;
     on(Event::Line(report.lines()));
-    on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
-    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
-        let png = crate::komi::chart_with_book(k, &report.fair).png();
-        write_file(&run_dir.join("komi.png"), &png)?;
-    }
-    Ok(Some(book))
+    Ok((book, report))
 }
 
 /// The start positions of the book made after generation `g`.

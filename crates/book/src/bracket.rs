@@ -5,7 +5,7 @@
 
 use crate::{values, Book, Estimate};
 use hane_engine::symmetry::Symmetry;
-use hane_engine::Action;
+use hane_engine::{Action, Color, Game};
 
 /// One of a backed-up value's figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,16 +16,28 @@ pub enum Figure {
     Margin,
     /// The bracket's upper end.
     Upper,
+    /// The lower end of the main line: where Black takes the largest lower end of its
+    /// entries, the one of its best move instead. Black's best line is the one whose lower
+    /// end is likeliest to rise past the others' once it is searched deeper.
+    MainLower,
+    /// The upper end of the main line (White's best move where White takes the smallest).
+    MainUpper,
 }
 
 impl Figure {
     /// The figure of `v`.
     fn of(self, v: &values::Backed) -> f32 {
         match self {
-            Figure::Lower => v.lower,
+            Figure::Lower | Figure::MainLower => v.lower,
             Figure::Margin => v.lead,
-            Figure::Upper => v.upper,
+            Figure::Upper | Figure::MainUpper => v.upper,
         }
+    }
+
+    /// Whether the trace follows the mover's best move at a node where `mover` is to move
+    /// rather than the entry that sets the figure.
+    fn follows_best(self, mover: Color) -> bool {
+        matches!((self, mover), (Figure::MainLower, Color::Black) | (Figure::MainUpper, Color::White))
     }
 }
 
@@ -35,6 +47,8 @@ impl std::fmt::Display for Figure {
             Figure::Lower => "lower end",
             Figure::Margin => "margin",
             Figure::Upper => "upper end",
+            Figure::MainLower => "main line's lower end",
+            Figure::MainUpper => "main line's upper end",
         })
     }
 }
@@ -75,15 +89,24 @@ impl Book {
             if n.value.proven {
                 return Some(Source { line, node: i as u32, setter: Setter::Exact(n.value.lead) });
             }
-            if let Some(e) = n.own.filter(|e| pick(&e.backed()) == target) {
-                return Some(Source { line, node: i as u32, setter: Setter::Estimate(e) });
-            }
-            // The main line's edge where it sets the figure (a position can be reached by several
-            // symmetric moves), else the first that does.
-            let sets = |e: &crate::Edge| pick(&self.nodes[e.child as usize].value) == target;
-            let edge = values::best_edge(&self.nodes, i)
-                .filter(sets)
-                .or_else(|| n.children.iter().copied().find(sets))?;
+            let best = values::best_edge(&self.nodes, i);
+            let edge = if figure.follows_best(n.state.to_move()) {
+                match (best, n.own) {
+                    (Some(edge), _) => edge,
+                    (None, Some(e)) => {
+                        return Some(Source { line, node: i as u32, setter: Setter::Estimate(e) })
+                    }
+                    (None, None) => return None,
+                }
+            } else {
+                if let Some(e) = n.own.filter(|e| pick(&e.backed()) == target) {
+                    return Some(Source { line, node: i as u32, setter: Setter::Estimate(e) });
+                }
+                // The main line's edge where it sets the figure (a position can be reached by
+                // several symmetric moves), else the first that does.
+                let sets = |e: &crate::Edge| pick(&self.nodes[e.child as usize].value) == target;
+                best.filter(sets).or_else(|| n.children.iter().copied().find(sets))?
+            };
             line.push(frame.apply_action(geo, edge.action));
             frame = frame.compose(edge.sym);
             i = edge.child as usize;
@@ -121,7 +144,7 @@ mod tests {
 
     #[test]
     fn each_figure_of_the_root_is_traced_to_the_entry_that_sets_it() {
-        let (mut book, [b1, _, w1]) = crate::small_tree(6.0);
+        let (mut book, [b1, b2, w1]) = crate::small_tree(6.0);
         let geo = book.nodes[0].state.geo();
         let place = |x: usize, y: usize| Action::Place(geo.from_dense(y * 3 + x));
         book.recompute();
@@ -141,6 +164,16 @@ mod tests {
         assert!(up
             .describe(geo, 0.5)
             .starts_with("A3: a search's estimate 1 moves deep (Black's margin +2.50 ± 6.00"));
+        // A narrow estimate after A3 sets the root's lower end (2.3 over B2's 1); the main
+        // line's lower end is still B2's, from White's reply's estimate.
+        book.nodes[b2 as usize].own = est(2.5, 0.2);
+        book.recompute();
+        assert!((book.root().lower - 2.3).abs() < 1e-6);
+        assert_eq!(book.source(Figure::Lower).unwrap().line, vec![place(0, 0)]);
+        let main = book.source(Figure::MainLower).unwrap();
+        assert_eq!((main.line, main.setter), (vec![place(1, 1), place(0, 1)], low.setter));
+        // White's best reply at B2 is A2, which also sets that node's upper end (7).
+        assert_eq!(book.source(Figure::MainUpper).unwrap().line, vec![place(1, 1), place(0, 1)]);
         // Once White's node is proven (3), the lower end is that exact value.
         book.nodes[w1 as usize].exact = Some(3.0);
         book.nodes[b1 as usize].own = None;

@@ -2,10 +2,12 @@
 //! come from one estimate each (`bracket`), so searching that node again, deeper, replaces
 //! the estimate with one whose error is smaller (the half-width shrinks with the visits,
 //! `Settings::error_decay`) and whose value is better. Then the figure moves to the next
-//! estimate that sets it, and so on until all three come from estimates searched that deep,
+//! estimate that sets it, and so on until all come from estimates searched that deep,
 //! or from exact values. The margin matters as much as the ends: the minimax picks its
 //! estimate as the best for one side and the worst for the other among many shallow ones,
-//! so a shallow estimate there is the one most likely to be off.
+//! so a shallow estimate there is the one most likely to be off. And where the root's lower
+//! end comes from a side line whose estimate is already deep, the main line's own lower end
+//! is the one that can still rise past it: it is refined too (and the upper end likewise).
 
 use crate::bracket::{Figure, Setter};
 use crate::expand::{Builder, EvaluatorFactory, Event};
@@ -82,9 +84,10 @@ impl Builder {
 
     /// Searches the estimates that set the root's margin and bracket ends again with
     /// [`crate::Settings::refine_visits`] visits, the margin's first, then the end farther
-    /// from the margin, until all three come from estimates of at least a quarter of those
-    /// visits at their best move (or exact values), or `stop` is set. Saves after each.
-    /// Returns whether it got there (false: stopped).
+    /// from the margin, then the main line's ends ([`Figure::MainLower`]), until all of them
+    /// come from estimates of at least a quarter of those visits at their best move (or exact
+    /// values), or `stop` is set. Saves after each. Returns whether it got there (false:
+    /// stopped).
     pub fn refine(
         &self,
         book: &mut Book,
@@ -104,8 +107,8 @@ impl Builder {
         while !stop.requested() {
             let root = *book.root();
             // The margin's estimate while it is shallow, else the refinable end farther from
-            // the margin (the lower one on a tie).
-            let next = [Figure::Margin, Figure::Lower, Figure::Upper]
+            // the margin (the lower one on a tie), else the main line's ends.
+            let next = [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper]
                 .into_iter()
                 .filter_map(|figure| {
                     let src = book.source(figure)?;
@@ -115,6 +118,8 @@ impl Builder {
                             Figure::Margin => f32::INFINITY,
                             Figure::Lower => root.lead - root.lower,
                             Figure::Upper => root.upper - root.lead,
+                            Figure::MainLower => -2.0,
+                            Figure::MainUpper => -3.0,
                         };
                         (gap, figure, src.node, e)
                     })

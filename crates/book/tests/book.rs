@@ -171,7 +171,7 @@ fn refinement_searches_the_estimates_that_set_the_margin_and_bracket_again_until
     assert!(book.evaluations >= plain.evaluations + 100 * refined.len() as u64);
     // The margin and both ends now come from estimates of at least a quarter of the visits
     // at their best move, and the root's figures are the ones they back up to.
-    for figure in [Figure::Margin, Figure::Lower, Figure::Upper] {
+    for figure in [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper] {
         let src = book.source(figure).unwrap();
         match src.setter {
             Setter::Estimate(e) => assert!(e.visits >= 100, "{figure:?}: {e:?}"),

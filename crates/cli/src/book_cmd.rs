@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.45)]
     error_factor: f32,
     /// At every twentieth of the expansions and at the end, re-search the estimates that set
-    /// the root's margin and bracket ends with this many visits, until all three come from
+    /// the root's margin and bracket ends with this many visits, until all come from
     /// estimates that deep or exact values (0: never).
     #[arg(long, default_value_t = 0)]
     refine_visits: u32,

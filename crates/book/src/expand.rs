@@ -30,7 +30,8 @@ pub struct Settings {
     /// visits)^error_decay`. Measured on 7x7 Go: a search 8 times deeper moves an estimate of
     /// 1,000 visits by 0.34 times its spread (rms), one of 8,000 by 0.17 (docs/book.md).
     pub error_decay: f32,
-    /// At every twentieth of the expansions and at the end ([`Builder::grow`]), re-search the
+    /// At every twentieth of the expansions in the last quarter and at the end
+    /// ([`Builder::grow`]), re-search the
     /// estimates that set the root's margin and bracket ends (and the main line's ends) with
     /// this many visits until all come from estimates that deep (or exact values) (0: no
     /// refinement).

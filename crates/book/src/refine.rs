@@ -53,9 +53,12 @@ impl std::fmt::Display for Refined {
 
 impl Builder {
     /// Expands `book` to `until` expansions in all ([`Builder::run`]), and where
-    /// [`crate::Settings::refine_visits`] is set, refines its bracket ([`Builder::refine`])
-    /// at every twentieth of `until` (where the loop reports) and at the end, so that the bracket reported along the way
-    /// is a refined one. Returns whether the target was reached (or the book is complete).
+    /// [`crate::Settings::refine_visits`] is set, refines its figures ([`Builder::refine`])
+    /// at every twentieth of `until` (where the loop reports) in the last quarter and at the
+    /// end, so that the figures reported there are refined ones. Before the last quarter the
+    /// book is still changing under them, and a refinement there is mostly spent on estimates
+    /// that later ones replace. Returns whether the target was reached (or the book is
+    /// complete).
     pub fn grow(
         &self,
         book: &mut Book,
@@ -68,9 +71,15 @@ impl Builder {
             return self.run(book, factory, until, stop, on);
         }
         let step = (until / 20).max(1);
+        let last_quarter = until - until / 4;
         loop {
             let before = book.expansions;
-            let next = until.min((book.expansions / step + 1) * step);
+            let next = if book.expansions < last_quarter {
+                last_quarter.div_ceil(step) * step
+            } else {
+                (book.expansions / step + 1) * step
+            };
+            let next = until.min(next);
             if !self.run_part(book, factory, next, until, stop, on)?
                 || !self.refine(book, factory, stop, on)?
             {

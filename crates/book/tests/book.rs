@@ -152,7 +152,7 @@ fn refinement_searches_the_estimates_that_set_the_margin_and_bracket_again_until
     let mut plain = Book::new(&rules, "rollouts");
     let mut s = settings(4, u32::MAX);
     assert!(grow(&mut plain, &s, 12));
-    // Grown to the same expansions with a refinement pass at every twentieth of them.
+    // Grown to the same expansions with a refinement pass at every twentieth of the last quarter of them.
     s.refine_visits = 400;
     let mut book = Book::new(&rules, "rollouts");
     let stop = Stop::default();

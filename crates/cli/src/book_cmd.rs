@@ -51,7 +51,8 @@ pub struct Args {
     /// 1,000 visits of that move (it shrinks as visits^-0.28 beyond, grows below).
     #[arg(long, default_value_t = 0.45)]
     error_factor: f32,
-    /// At every twentieth of the expansions and at the end, re-search the estimates that set
+    /// At every twentieth of the expansions in the last quarter and at the end, re-search the
+    /// estimates that set
     /// the root's margin and bracket ends with this many visits, until all come from
     /// estimates that deep or exact values (0: never).
     #[arg(long, default_value_t = 0)]

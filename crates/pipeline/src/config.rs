@@ -136,7 +136,8 @@ pub struct LoopConfig {
     /// Visits of each book search ([`VISITS`]); the search that refreshes a node after a
     /// move is added gets half.
     pub book_visits: u32,
-    /// At every twentieth of the book's expansions and at the end, re-search the estimates
+    /// At every twentieth of the book's expansions in its last quarter and at the end,
+    /// re-search the estimates
     /// that set its margin and its bracket's ends with this many visits until all come
     /// from estimates that deep (0: no refinement; [`VISITS`] otherwise).
     pub book_refine_visits: u32,

@@ -31,10 +31,9 @@ pub struct Settings {
     /// 1,000 visits by 0.34 times its spread (rms), one of 8,000 by 0.17 (docs/book.md).
     pub error_decay: f32,
     /// At every twentieth of the expansions in the last quarter and at the end
-    /// ([`Builder::grow`]), re-search the
-    /// estimates that set the root's margin and bracket ends (and the main line's ends) with
-    /// this many visits until all come from estimates that deep (or exact values) (0: no
-    /// refinement).
+    /// ([`Builder::grow`]), re-search the estimates that set the root's margin and bracket
+    /// ends (and the main line's ends) with this many visits until all come from estimates
+    /// that deep (or exact values) (0: no refinement).
     pub refine_visits: u32,
     /// The solver is tried on new positions from this ply on (`2 * turns`, plus one in a
     /// Sligo placement); `u32::MAX`: never.

@@ -52,9 +52,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0.45)]
     error_factor: f32,
     /// At every twentieth of the expansions in the last quarter and at the end, re-search the
-    /// estimates that set
-    /// the root's margin and bracket ends with this many visits, until all come from
-    /// estimates that deep or exact values (0: never).
+    /// estimates that set the root's margin and bracket ends with this many visits, until all
+    /// come from estimates that deep or exact values (0: never).
     #[arg(long, default_value_t = 0)]
     refine_visits: u32,
     /// Write the book as an SGF tree (best lines first) to this file at the end. The report

@@ -372,6 +372,40 @@ impl Checkpoint {
     }
 }
 
+/// Writes the element-wise mean of the network tensors of `inputs`, checkpoints of one
+/// network (the same metadata), to `out`: batch-norm statistics included, with the first
+/// one's metadata and extra entries and no optimizer state. A weight average of a run's last
+/// nets (as KataGo's released nets are averages of their last weights) is steadier than any
+/// one of them.
+pub fn write_mean(out: &Path, inputs: &[PathBuf]) -> Result<(), NnError> {
+    let nets = inputs.iter().map(|p| Checkpoint::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let Some(first) = nets.first() else {
+        return Err(NnError::Mismatch("no checkpoint to average".into()));
+    };
+    if let Some(other) = nets.iter().find(|n| n.meta != first.meta) {
+        return Err(NnError::Mismatch(format!(
+            "{} is another net than {}: only checkpoints of one net average",
+            other.path.display(),
+            first.path.display()
+        )));
+    }
+    let mut tensors = Vec::new();
+    for (name, t) in first.tensors.iter().filter(|(n, _)| !n.starts_with(OPTIMIZER_PREFIX)) {
+        let mut sum = t.copy();
+        for net in &nets[1..] {
+            let other = net.tensors.get(name).filter(|o| o.size() == t.size()).ok_or_else(|| {
+                NnError::Mismatch(format!(
+                    "{}: no tensor {name} of the first one's shape",
+                    net.path.display()
+                ))
+            })?;
+            sum += other;
+        }
+        tensors.push((name.clone(), sum / nets.len() as f64));
+    }
+    write(out, &first.meta, &tensors, &first.extra)
+}
+
 impl Network {
     /// Saves the network alone (no optimizer state) as a checkpoint for `rules`.
     pub fn save(&self, path: &Path, rules: &Rules) -> Result<(), NnError> {
@@ -436,6 +470,38 @@ mod tests {
             back.forward_t(&planes, &globals, Boards::Full, false),
         );
         assert!(oa.policy.equal(&ob.policy) && oa.wdl.equal(&ob.wdl) && oa.ownership.equal(&ob.ownership));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_mean_of_checkpoints_is_the_mean_of_their_weights() {
+        let dir = temp("mean");
+        let rules: Rules = "ttakji,size=5".parse().unwrap();
+        tch::manual_seed(5);
+        let (a, b) = (tiny(&rules), tiny(&rules));
+        tch::no_grad(|| {
+            for (_, mut t) in b.named_variables() {
+                t.copy_(&(t.rand_like() + 0.5));
+            }
+        });
+        let paths = [dir.join("a.safetensors"), dir.join("b.safetensors")];
+        a.save(&paths[0], &rules).unwrap();
+        b.save(&paths[1], &rules).unwrap();
+        let out = dir.join("mean.safetensors");
+        write_mean(&out, &paths).unwrap();
+        let mean = Network::load(&out, &rules, Device::Cpu).unwrap();
+        for (((name, m), (_, x)), (_, y)) in
+            mean.named_variables().iter().zip(&a.named_variables()).zip(&b.named_variables())
+        {
+            let want: Tensor = (x + y) / 2.0;
+            assert!(m.allclose(&want, 1e-6, 1e-6, false), "{name}");
+        }
+        // Nets of another shape or rule set do not average.
+        let other = dir.join("c.safetensors");
+        tiny(&"ttakji,size=7".parse().unwrap()).save(&other, &"ttakji,size=7".parse().unwrap()).unwrap();
+        let msg = write_mean(&out, &[paths[0].clone(), other]).unwrap_err().to_string();
+        assert!(msg.contains("another net"), "{msg}");
+        assert!(write_mean(&out, &[]).is_err());
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -137,9 +137,9 @@ pub struct LoopConfig {
     /// move is added gets half.
     pub book_visits: u32,
     /// At every twentieth of the book's expansions in its last quarter and at the end,
-    /// re-search the estimates
-    /// that set its margin and its bracket's ends with this many visits until all come
-    /// from estimates that deep (0: no refinement; [`VISITS`] otherwise).
+    /// re-search the estimates that set its margin and its bracket's ends with this many
+    /// visits until all come from estimates that deep (0: no refinement; [`VISITS`]
+    /// otherwise).
     pub book_refine_visits: u32,
     /// The komi the book is built at, a multiple of 0.5 within [`hane_engine::rules::KOMI`];
     /// unset: the last generation's fair komi estimate (the rule set's komi before any), then

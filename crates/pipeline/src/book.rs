@@ -57,6 +57,11 @@ pub struct BookReport {
     pub policy_agreement: f64,
     /// How many nodes that share is of.
     pub agreement_nodes: usize,
+    /// Black's margin with its bracket at every twentieth of the last quarter of the
+    /// expansions that this build went through, after that point's refinement: what says
+    /// whether the figure is still moving.
+    #[serde(default)]
+    pub last_quarter: Vec<(u64, FairKomi)>,
     /// Where the margin comes from: the line to the entry that sets it.
     #[serde(default)]
     pub margin_from: Option<String>,
@@ -120,9 +125,26 @@ pub fn build(
     }
     let mut settings = job.settings.clone();
     settings.save = Some(job.file.clone());
-    let finished =
-        Builder::new(settings).grow(&mut book, factory, job.expansions, stop, on).map_err(book_error)?;
-    let report = report(&book);
+    let (step, from) = ((job.expansions / 20).max(1), job.expansions - job.expansions / 4);
+    let mut last_quarter: Vec<(u64, FairKomi)> = Vec::new();
+    let mut track = |e: &Event| {
+        match e {
+            Event::Expanded(s) if s.expansions >= from && s.expansions % step == 0 => {
+                last_quarter.push((s.expansions, s.fair))
+            }
+            Event::Refined(r) => {
+                if let Some(point) = last_quarter.last_mut() {
+                    point.1 = r.fair;
+                }
+            }
+            _ => {}
+        }
+        on(e)
+    };
+    let finished = Builder::new(settings)
+        .grow(&mut book, factory, job.expansions, stop, &mut track)
+        .map_err(book_error)?;
+    let report = BookReport { last_quarter, ..report(&book) };
     if let Some(path) = &job.sgf {
         write_file(path, hane_book::sgf::write(&book, 60, 50_000).as_bytes())?;
     }
@@ -166,6 +188,7 @@ pub fn report(book: &Book) -> BookReport {
         main_line: book.main_line().iter().map(|(a, _)| a.name(geo)).collect(),
         policy_agreement: agree,
         agreement_nodes: count,
+        last_quarter: Vec::new(),
         margin_from: from(Figure::Margin),
         lower_from: from(Figure::Lower),
         upper_from: from(Figure::Upper),
@@ -191,14 +214,35 @@ pub fn own_komi(report: &BookReport) -> Option<f64> {
 }
 
 /// What the book and the komi curve say together, in one line: an answer only where the
-/// book proved it, or where its bracket is narrow (at most 2 points) and holds the curve's
-/// estimate; otherwise marked unsettled, with both figures.
+/// book proved it, or where its bracket is narrow (at most 2 points), holds the curve's
+/// estimate and its margin held still over the last quarter of the expansions (within half
+/// a step of the rule set's komi, so that its rounding could not change); otherwise marked
+/// unsettled, with both figures.
 pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
     let f = &report.fair;
     if f.proven {
         return format!("fair komi {}: proven by the book (every line settled exactly)", f.margin);
     }
     let bracket = format!("[{:.2}, {:.2}]", f.lower, f.upper);
+    let margins = report.last_quarter.iter().map(|(_, f)| f.margin);
+    let (low, high) = margins.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), m| (l.min(m), h.max(m)));
+    let half_step = report.rules.parse::<Rules>().map_or(0.5, |r| {
+        let (_, step) = hane_engine::KomiDomain::of(&r).progression();
+        step as f64 / 4.0
+    });
+    if report.last_quarter.len() < 2 || high - low > half_step {
+        let moved = if report.last_quarter.len() < 2 {
+            "no record of its last quarter".to_string()
+        } else {
+            format!("its margin moved between {low:.2} and {high:.2} over the last quarter of the expansions")
+        };
+        let curve =
+            curve.map_or("no curve estimate beside it".into(), |c| format!("the curve {:.2}", c.crossing));
+        return format!(
+            "fair komi unsettled: the book says {:.2} {bracket}, {curve}; {moved}; not an answer yet",
+            f.margin
+        );
+    }
     match curve {
         Some(c) if f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing) => format!(
             "fair komi about {:.2}: the book's bracket {bracket} holds the curve's {:.2} (the bracket spans \
@@ -342,10 +386,53 @@ mod tests {
             main_line: Vec::new(),
             policy_agreement: 0.0,
             agreement_nodes: 0,
+            last_quarter: Vec::new(),
             margin_from: None,
             lower_from: None,
             upper_from: None,
         }
+    }
+
+    #[test]
+    fn the_verdict_is_an_answer_only_for_a_narrow_bracket_that_holds_the_curve_and_stood_still() {
+        let curve = |crossing: f64| KomiEstimate {
+            crossing,
+            fair: crossing.round(),
+            black_side: crossing.floor(),
+            white_side: crossing.ceil(),
+            evaluations: Vec::new(),
+        };
+        let fair = |margin: f64| FairKomi {
+            margin,
+            lower: margin - 0.6,
+            upper: margin + 0.6,
+            win: 0.5,
+            proven: false,
+        };
+        let steady = |r: BookReport, margins: &[f64]| BookReport {
+            last_quarter: margins
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| (i as u64 * 100 + 1500, fair(m)))
+                .collect(),
+            ..r
+        };
+        let book = steady(report("ttakji,size=7,komi=8", 8.0, 8.33, false), &[8.2, 8.4, 8.33]);
+        let v = verdict(&book, Some(&curve(7.99)));
+        assert!(v.starts_with("fair komi about 8.33"), "{v}");
+        // Still moving: 8.16 to 8.90 over the last quarter (more than half of komi's step of 1).
+        let moving = steady(book.clone(), &[8.16, 8.84, 8.90, 8.33]);
+        let v = verdict(&moving, Some(&curve(7.99)));
+        assert!(v.starts_with("fair komi unsettled") && v.contains("moved between 8.16 and 8.90"), "{v}");
+        // No record of the last quarter, a curve outside the bracket, a wide bracket.
+        let v = verdict(&steady(book.clone(), &[]), Some(&curve(7.99)));
+        assert!(v.contains("no record of its last quarter"), "{v}");
+        assert!(verdict(&book, Some(&curve(7.0))).starts_with("fair komi unsettled"));
+        let wide = BookReport { fair: FairKomi { lower: 6.0, upper: 9.5, ..book.fair }, ..book.clone() };
+        assert!(verdict(&wide, Some(&curve(7.99))).starts_with("fair komi unsettled"));
+        // A proven margin is the answer.
+        let proven = report("ttakji,size=3,komi=9", 9.0, 9.0, true);
+        assert!(verdict(&proven, None).starts_with("fair komi 9: proven"));
     }
 
     #[test]

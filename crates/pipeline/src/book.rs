@@ -245,8 +245,9 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
     }
     match curve {
         Some(c) if f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing) => format!(
-            "fair komi about {:.2}: the book's bracket {bracket} holds the curve's {:.2} (the bracket spans \
-             the searches' spread along the book's lines, not every error of the net)",
+            "fair komi by this net about {:.2}: the book's bracket {bracket} holds the curve's {:.2} and its \
+             margin held still; both read the same net, so the net's own errors are in neither (the \
+             bracket spans the searches' spread along the book's lines; not a proof)",
             f.margin, c.crossing
         ),
         Some(c) => format!(
@@ -419,7 +420,7 @@ mod tests {
         };
         let book = steady(report("ttakji,size=7,komi=8", 8.0, 8.33, false), &[8.2, 8.4, 8.33]);
         let v = verdict(&book, Some(&curve(7.99)));
-        assert!(v.starts_with("fair komi about 8.33"), "{v}");
+        assert!(v.starts_with("fair komi by this net about 8.33"), "{v}");
         // Still moving: 8.16 to 8.90 over the last quarter (more than half of komi's step of 1).
         let moving = steady(book.clone(), &[8.16, 8.84, 8.90, 8.33]);
         let v = verdict(&moving, Some(&curve(7.99)));

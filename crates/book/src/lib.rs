@@ -36,7 +36,7 @@ pub use bracket::{Figure, Setter, Source};
 pub use cost::CostWeights;
 pub use expand::{Builder, EvaluatorFactory, Event, Settings, Status};
 pub use file::{net_id, BookError, Header, FORMAT_VERSION};
-pub use refine::Refined;
+pub use refine::{Checkpoints, Refined};
 pub use values::Backed;
 
 use hane_engine::symmetry::Symmetry;

@@ -51,14 +51,44 @@ impl std::fmt::Display for Refined {
     }
 }
 
+/// Where a book grown to `until` expansions is refined and its figures are reported: at every
+/// twentieth of `until` in the last quarter, and at `until`. Before the last quarter the
+/// book is still changing under the figures, and a refinement there is mostly spent on
+/// estimates that later ones replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoints {
+    step: u64,
+    from: u64,
+    until: u64,
+}
+
+impl Checkpoints {
+    /// The checkpoints of a book grown to `until` expansions.
+    pub fn of(until: u64) -> Checkpoints {
+        Checkpoints { step: (until / 20).max(1), from: until - until / 4, until }
+    }
+
+    /// Whether `expansions` is a twentieth of the last quarter.
+    pub fn holds(&self, expansions: u64) -> bool {
+        expansions >= self.from && expansions % self.step == 0
+    }
+
+    /// The first checkpoint after `expansions` (at most `until`).
+    fn after(&self, expansions: u64) -> u64 {
+        let next = if expansions < self.from {
+            self.from.div_ceil(self.step) * self.step
+        } else {
+            (expansions / self.step + 1) * self.step
+        };
+        self.until.min(next)
+    }
+}
+
 impl Builder {
     /// Expands `book` to `until` expansions in all ([`Builder::run`]), and where
     /// [`crate::Settings::refine_visits`] is set, refines its figures ([`Builder::refine`])
-    /// at every twentieth of `until` (where the loop reports) in the last quarter and at the
-    /// end, so that the figures reported there are refined ones. Before the last quarter the
-    /// book is still changing under them, and a refinement there is mostly spent on estimates
-    /// that later ones replace. Returns whether the target was reached (or the book is
-    /// complete).
+    /// at its [`Checkpoints`], so that the figures reported there are refined ones. Returns
+    /// whether the target was reached (or the book is complete).
     pub fn grow(
         &self,
         book: &mut Book,
@@ -70,16 +100,10 @@ impl Builder {
         if self.settings().refine_visits == 0 {
             return self.run(book, factory, until, stop, on);
         }
-        let step = (until / 20).max(1);
-        let last_quarter = until - until / 4;
+        let checkpoints = Checkpoints::of(until);
         loop {
             let before = book.expansions;
-            let next = if book.expansions < last_quarter {
-                last_quarter.div_ceil(step) * step
-            } else {
-                (book.expansions / step + 1) * step
-            };
-            let next = until.min(next);
+            let next = checkpoints.after(book.expansions);
             if !self.run_part(book, factory, next, until, stop, on)?
                 || !self.refine(book, factory, stop, on)?
             {
@@ -123,17 +147,19 @@ impl Builder {
                     let src = book.source(figure)?;
                     let Setter::Estimate(e) = src.setter else { return None };
                     (!deep(e.visits) && !done.contains(&src.node)).then(|| {
-                        let gap = match figure {
-                            Figure::Margin => f32::INFINITY,
-                            Figure::Lower => root.lead - root.lower,
-                            Figure::Upper => root.upper - root.lead,
-                            Figure::MainLower => -2.0,
-                            Figure::MainUpper => -3.0,
+                        // (rank, the end's distance from the margin): the smallest rank first,
+                        // then the largest distance.
+                        let order = match figure {
+                            Figure::Margin => (0, 0.0),
+                            Figure::Lower => (1, root.lead - root.lower),
+                            Figure::Upper => (1, root.upper - root.lead),
+                            Figure::MainLower => (2, 0.0),
+                            Figure::MainUpper => (3, 0.0),
                         };
-                        (gap, figure, src.node, e)
+                        (order, figure, src.node, e)
                     })
                 })
-                .min_by(|a, b| b.0.total_cmp(&a.0));
+                .min_by(|(a, ..), (b, ..)| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
             let Some((_, figure, i, before)) = next else { return Ok(true) };
             let ev = ev.get_or_insert_with(factory);
             let n = &book.nodes[i as usize];

@@ -5,7 +5,7 @@
 //! the raw policy picks the book's move, and the cost.
 
 use crate::{write_file, write_json, Error, Stop};
-use hane_book::{Book, BookError, Builder, EvaluatorFactory, Event, FairKomi, Figure, Settings};
+use hane_book::{Book, BookError, Builder, Checkpoints, EvaluatorFactory, Event, FairKomi, Figure, Settings};
 use hane_engine::{Action, Game, GameState, Rules, Turn};
 use hane_eval::gtp::GtpError;
 use hane_eval::komi::KomiEstimate;
@@ -74,6 +74,11 @@ pub struct BookReport {
 }
 
 impl BookReport {
+    /// The komi values of the book's rule set.
+    fn komi_domain(&self) -> Option<hane_engine::KomiDomain> {
+        self.rules.parse::<Rules>().ok().map(|r| hane_engine::KomiDomain::of(&r))
+    }
+
     /// The report's lines for people.
     pub fn lines(&self) -> String {
         let mut out = format!(
@@ -125,11 +130,11 @@ pub fn build(
     }
     let mut settings = job.settings.clone();
     settings.save = Some(job.file.clone());
-    let (step, from) = ((job.expansions / 20).max(1), job.expansions - job.expansions / 4);
+    let checkpoints = Checkpoints::of(job.expansions);
     let mut last_quarter: Vec<(u64, FairKomi)> = Vec::new();
     let mut track = |e: &Event| {
         match e {
-            Event::Expanded(s) if s.expansions >= from && s.expansions % step == 0 => {
+            Event::Expanded(s) if checkpoints.holds(s.expansions) => {
                 last_quarter.push((s.expansions, s.fair))
             }
             Event::Refined(r) => {
@@ -208,8 +213,7 @@ pub fn solve_from_ply(rules: &Rules) -> u32 {
 /// book reads the margin best at the komi it finds fair (the way KataGo's books are built
 /// at the fair komi and checked to stay a draw there).
 pub fn own_komi(report: &BookReport) -> Option<f64> {
-    let rules: Rules = report.rules.parse().ok()?;
-    let own = hane_engine::KomiDomain::of(&rules).nearest(report.fair.margin).as_f64();
+    let own = report.komi_domain()?.nearest(report.fair.margin).as_f64();
     (!report.fair.proven && own != report.komi).then_some(own)
 }
 
@@ -226,10 +230,8 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
     let bracket = format!("[{:.2}, {:.2}]", f.lower, f.upper);
     let margins = report.last_quarter.iter().map(|(_, f)| f.margin);
     let (low, high) = margins.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), m| (l.min(m), h.max(m)));
-    let half_step = report.rules.parse::<Rules>().map_or(0.5, |r| {
-        let (_, step) = hane_engine::KomiDomain::of(&r).progression();
-        step as f64 / 4.0
-    });
+    // The domain's step is in half-points.
+    let half_step = report.komi_domain().map_or(0.5, |d| d.progression().1 as f64 / 4.0);
     if report.last_quarter.len() < 2 || high - low > half_step {
         let moved = if report.last_quarter.len() < 2 {
             "no record of its last quarter".to_string()

@@ -243,7 +243,8 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         on(Event::Line("book: no net trained yet".into()));
         return Ok(None);
     };
-    let curve = st.generations.iter().rev().find_map(|g| g.komi.as_ref()).map(|k| k.estimate.clone());
+    let last_komi = st.generations.iter().rev().find_map(|g| g.komi.as_ref());
+    let curve = last_komi.map(|k| k.estimate.clone());
     let fixed = cx.cfg.pipeline.book_komi;
     let komi = fixed.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
     let (mut book, mut report) = book_at(cx, &best, komi, on)?;
@@ -257,7 +258,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         }
     }
     on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
-    if let Some(k) = st.generations.iter().rev().find_map(|g| g.komi.as_ref()) {
+    if let Some(k) = last_komi {
         let png = crate::komi::chart_with_book(k, &report.fair).png();
         write_file(&cx.dir.join("komi.png"), &png)?;
     }

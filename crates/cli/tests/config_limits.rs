@@ -95,6 +95,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("loop", "book_visits", "0"),
     ("loop", "book_refine_visits", "4000000000"),
     ("loop", "book_komi", "0.3"),
+    ("loop", "book_average_nets", "0"),
     ("loop", "book_every", "1000000"),
     ("loop", "book_start_prob", "nan"),
     ("loop", "exploration_cut_from", "100000000"),

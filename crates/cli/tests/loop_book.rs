@@ -44,6 +44,19 @@ fn the_loop_builds_a_book_with_its_best_net() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
     assert_eq!(report["expansions"], 6, "{report}");
+    // One generation more, and the book's net the mean of the last two: a new book of it.
+    std::fs::write(&cfg, config(4).replace("generations = 1", "generations = 2") + "book_average_nets = 2\n")
+        .unwrap();
+    let (code, stdout, stderr) =
+        hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let mean = "models/mean-gen-000-to-gen-001.safetensors";
+    assert!(
+        stdout.contains(&format!("book: its net is {mean}, the mean of the last 2 accepted nets")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("== the book: 4 expansions with {mean} at komi 9")), "{stdout}");
+    assert!(out.join(mean).exists() && out.join("book/models-mean-gen-000-to-gen-001-komi9.json").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

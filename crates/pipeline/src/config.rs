@@ -145,6 +145,11 @@ pub struct LoopConfig {
     /// unset: the last generation's fair komi estimate (the rule set's komi before any), then
     /// the book's own margin rounded, in a second book, where that is another komi.
     pub book_komi: Option<f64>,
+    /// The book's net: the element-wise mean of the last this-many accepted nets, the best
+    /// one among them (1: the best net alone; [`GENERATIONS`]). KataGo's candidates are such
+    /// averages of snapshots; one generation's net carries the noise of its own training
+    /// cycle into every value the book backs up (docs/lab-notes.md).
+    pub book_average_nets: u32,
     /// A book during the run too: after every this many generations (0: only at the end), a
     /// book of `book_expansions` with the best net, whose positions become self-play start
     /// positions of the generations after it ([`GENERATIONS`] or 0).
@@ -183,6 +188,7 @@ impl Default for LoopConfig {
             book_visits: 800,
             book_refine_visits: 0,
             book_komi: None,
+            book_average_nets: 1,
             book_every: 0,
             book_start_prob: 0.25,
             exploration_cut_from: 0,
@@ -203,6 +209,7 @@ impl LoopConfig {
         VISITS_OR_NONE.check("komi_visits", self.komi_visits)?;
         JUDGE_POSITIONS.check("judge_positions", self.judge_positions)?;
         BOOK_EXPANSIONS.check("book_expansions", self.book_expansions)?;
+        GENERATIONS.check("book_average_nets", self.book_average_nets)?;
         if self.book_every > 0 {
             GENERATIONS.check("book_every", self.book_every)?;
             if self.book_expansions == 0 {

@@ -10,6 +10,7 @@
 //! RUN/selfplay/gen-NNN-SxS/       ... on another board size S of a run on several
 //! RUN/train/                      the trainer's checkpoints/ and tensorboard/ (one run, all generations)
 //! RUN/models/gen-NNN.safetensors  the candidate trained in generation NNN
+//! RUN/models/mean-*.safetensors   the book's net where it is a mean of several (`book_average_nets`)
 //! RUN/gates/gen-NNN.json          its gating games, one by one
 //! RUN/summary.json, *.png         the per-generation summary and its plots
 //! ```
@@ -146,6 +147,7 @@ impl Run {
             before.pipeline.book_visits = cfg.pipeline.book_visits;
             before.pipeline.book_refine_visits = cfg.pipeline.book_refine_visits;
             before.pipeline.book_komi = cfg.pipeline.book_komi;
+            before.pipeline.book_average_nets = cfg.pipeline.book_average_nets;
             if before != cfg {
                 return Err(Error::Input(format!(
                     "{} was started with a different config ({}); only [loop] generations, \
@@ -243,6 +245,7 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         on(Event::Line("book: no net trained yet".into()));
         return Ok(None);
     };
+    let best = book_net(cx, st, best, on)?;
     let last_komi = st.generations.iter().rev().find_map(|g| g.komi.as_ref());
     let curve = last_komi.map(|k| k.estimate.clone());
     let fixed = cx.cfg.pipeline.book_komi;
@@ -263,6 +266,26 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
         write_file(&cx.dir.join("komi.png"), &png)?;
     }
     Ok(Some(book))
+}
+
+/// The net the book reads: `best`, or with `book_average_nets` above 1 the element-wise mean
+/// of the last accepted nets, written once into `models/` and named for the first and last.
+fn book_net(cx: &Ctx, st: &RunState, best: String, on: &mut dyn FnMut(Event)) -> Result<String, Error> {
+    let nets = st.accepted_nets(st.generations.len(), cx.cfg.pipeline.book_average_nets as usize);
+    let (Some(first), Some(last)) = (nets.first(), nets.last()) else { return Ok(best) };
+    if nets.len() < 2 || *last != best {
+        return Ok(best);
+    }
+    let stem = |net: &str| net.trim_start_matches("models/").trim_end_matches(".safetensors").to_string();
+    let mean = format!("models/mean-{}-to-{}.safetensors", stem(first), stem(last));
+    let out = cx.dir.join(&mean);
+    if !out.exists() {
+        let inputs: Vec<PathBuf> = nets.iter().map(|n| cx.dir.join(n)).collect();
+        hane_nn::checkpoint::write_mean(&out, &inputs)
+            .map_err(|source| Error::Net { path: out.clone(), source })?;
+    }
+    on(Event::Line(format!("book: its net is {mean}, the mean of the last {} accepted nets", nets.len())));
+    Ok(mean)
 }
 
 /// The book of net `best` at `komi`, built or continued, its report printed.

@@ -197,14 +197,23 @@ impl RunState {
 
     /// The best player after the first `n` generations: the last accepted candidate.
     pub fn best_after(&self, n: usize) -> String {
-        self.generations[..n.min(self.generations.len())]
+        self.accepted_nets(n, 1).pop().unwrap_or_else(|| BASELINE.into())
+    }
+
+    /// The last `k` nets accepted in the first `n` generations, oldest first: the best net
+    /// after them and the ones accepted before it.
+    pub fn accepted_nets(&self, n: usize, k: usize) -> Vec<String> {
+        let mut nets: Vec<String> = self.generations[..n.min(self.generations.len())]
             .iter()
             .rev()
-            .find_map(|g| match (&g.gate, &g.train) {
+            .filter_map(|g| match (&g.gate, &g.train) {
                 (Some(gate), Some(t)) if gate.accepted => Some(t.candidate.clone()),
                 _ => None,
             })
-            .unwrap_or_else(|| BASELINE.into())
+            .take(k)
+            .collect();
+        nets.reverse();
+        nets
     }
 
     /// The net whose komi estimate generation `i` reports: the best net after it, or while
@@ -320,6 +329,9 @@ mod tests {
         assert_eq!(s.best_after(0), BASELINE);
         assert_eq!(s.best_after(2), "models/gen-000.safetensors");
         assert_eq!(s.best_after(3), "models/gen-002.safetensors");
+        assert_eq!(s.accepted_nets(3, 5), ["models/gen-000.safetensors", "models/gen-002.safetensors"]);
+        assert_eq!(s.accepted_nets(3, 1), ["models/gen-002.safetensors"]);
+        assert!(s.accepted_nets(0, 5).is_empty());
         let chain = s.elo_chain();
         assert_eq!(chain.len(), 3);
         // Match 1: 9.5 of 11 with the virtual draw; match 2: 6.5 of 11. In a chain the

@@ -54,6 +54,10 @@ pub struct Args {
     /// Visits of each book search.
     #[arg(long, default_value_t = 800)]
     book_visits: u32,
+    /// Also build the book at the neighbouring komi the book's margin leans to, and call the
+    /// fair komi an answer only where that book's margin rounds back.
+    #[arg(long)]
+    book_cross_check: bool,
     /// Seed of searches and openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -117,8 +121,9 @@ pub fn run(a: Args) -> Result<(), Failure> {
 }
 
 /// The book beside the curve: built at the curve's fair komi, and again at the book's own
-/// where its margin rounds to another ([`hane_pipeline::book::own_komi`]), reported with the
-/// verdict, and drawn into komi.png.
+/// where its margin rounds to another ([`hane_pipeline::book::fair_books`]), with
+/// `--book-cross-check` at the neighbouring komi too, reported with the verdict, and drawn
+/// into komi.png.
 fn book(
     a: &Args,
     model: &std::path::Path,
@@ -127,15 +132,14 @@ fn book(
 ) -> Result<(), Failure> {
     VISITS.check("--book-visits", a.book_visits).map_err(Failure::input)?;
     let komi = report.estimate.fair;
-    let mut book = book_at(a, model, rules, komi)?;
-    if let Some(own) = hane_pipeline::book::own_komi(&book) {
-        outln!(
-            "the book's margin {:+.2} rounds to komi {own}, not {komi}: a second book at komi {own}",
-            book.fair.margin
-        );
-        book = book_at(a, model, rules, own)?;
-    }
-    outln!("{}", hane_pipeline::book::verdict(&book, Some(&report.estimate)));
+    let (((), book), neighbour) =
+        hane_pipeline::book::fair_books(komi, false, a.book_cross_check, &mut |k, why| {
+            if let Some(why) = why {
+                outln!("the book's {why}");
+            }
+            book_at(a, model, rules, k).map(|b| ((), b))
+        })?;
+    outln!("{}", hane_pipeline::book::verdict(&book, Some(&report.estimate), neighbour.as_ref()));
     hane_pipeline::write_file(
         &a.out.join("komi.png"),
         &hane_pipeline::komi::chart_with_book(report, &book.fair).png(),

@@ -44,9 +44,10 @@ fn the_loop_builds_a_book_with_its_best_net() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
     assert_eq!(report["expansions"], 6, "{report}");
-    // One generation more, and the book's net the mean of the last two: a new book of it.
-    std::fs::write(&cfg, config(4).replace("generations = 1", "generations = 2") + "book_average_nets = 2\n")
-        .unwrap();
+    // One generation more, the book's net the mean of the last two, and a cross-check: a new
+    // book of that net, and one at the komi next to 9 that its margin leans to.
+    let more = "book_average_nets = 2\nbook_cross_check = true\n";
+    std::fs::write(&cfg, config(4).replace("generations = 1", "generations = 2") + more).unwrap();
     let (code, stdout, stderr) =
         hane(&["loop", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
@@ -57,6 +58,11 @@ fn the_loop_builds_a_book_with_its_best_net() {
     );
     assert!(stdout.contains(&format!("== the book: 4 expansions with {mean} at komi 9")), "{stdout}");
     assert!(out.join(mean).exists() && out.join("book/models-mean-gen-000-to-gen-001-komi9.json").exists());
+    let next =
+        ["8", "10"].into_iter().find(|k| stdout.contains(&format!("leans towards komi {k}: a book there")));
+    let next = next.unwrap_or_else(|| panic!("no cross-check book: {stdout}"));
+    assert!(out.join(format!("book/models-mean-gen-000-to-gen-001-komi{next}.json")).exists());
+    assert!(stdout.contains(&format!("the book at komi {next} reads")), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

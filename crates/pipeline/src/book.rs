@@ -217,50 +217,124 @@ pub fn own_komi(report: &BookReport) -> Option<f64> {
     (!report.fair.proven && own != report.komi).then_some(own)
 }
 
+/// The komi next to a book's own on the side its margin leans (above where the margin is at
+/// least the komi): where a second book cross-checks the first. `None` for a proven book.
+pub fn neighbour_komi(report: &BookReport) -> Option<f64> {
+    let domain = report.komi_domain()?;
+    let own = hane_engine::Komi::from_f64(report.komi)?;
+    let i = domain.index_floor(own);
+    let next = if report.fair.margin >= report.komi { i + 1 } else { i - 1 };
+    (!report.fair.proven).then(|| domain.nth(next).as_f64())
+}
+
+/// The books that answer for the fair komi, each made by `build` at a komi: the first at
+/// `komi`; unless `fixed`, a second at the first one's own komi where its margin rounds to
+/// another ([`own_komi`]), which is then the one reported; and with `cross_check`, the book at
+/// the reported one's [`neighbour_komi`] (reused where it was the first), for the
+/// [`verdict`]. `build` gets each komi with, for a further book, why it is built. Returns
+/// what `build` returned for the reported book, and the neighbour's report.
+pub fn fair_books<T, E>(
+    komi: f64,
+    fixed: bool,
+    cross_check: bool,
+    build: &mut dyn FnMut(f64, Option<String>) -> Result<(T, BookReport), E>,
+) -> Result<((T, BookReport), Option<BookReport>), E> {
+    let mut reported = build(komi, None)?;
+    let mut first = None;
+    if let Some(own) = own_komi(&reported.1).filter(|_| !fixed) {
+        let why = format!(
+            "its margin {:+.2} rounds to komi {own}, not {komi}: a second book at komi {own}",
+            reported.1.fair.margin
+        );
+        first = Some(std::mem::replace(&mut reported, build(own, Some(why))?).1);
+    }
+    let mut neighbour = None;
+    if let Some(next) = neighbour_komi(&reported.1).filter(|_| cross_check) {
+        neighbour = match first.filter(|f| f.komi == next) {
+            Some(f) => Some(f),
+            None => {
+                let why = format!(
+                    "its margin {:+.2} leans towards komi {next}: a book there to cross-check it",
+                    reported.1.fair.margin
+                );
+                Some(build(next, Some(why))?.1)
+            }
+        };
+    }
+    Ok((reported, neighbour))
+}
+
+/// Whether the book at the neighbouring komi agrees with `report`'s: its margin rounds back to
+/// `report`'s komi, so that komi alone is its own book's answer. Where both round to their own
+/// komi, each book holds its komi fair and the net cannot tell the two apart.
+fn neighbour_line(report: &BookReport, neighbour: &BookReport) -> (bool, String) {
+    let back = own_komi(neighbour).is_some_and(|k| k == report.komi);
+    let n = &neighbour.fair;
+    let reads =
+        format!("the book at komi {} reads {:.2} [{:.2}, {:.2}]", neighbour.komi, n.margin, n.lower, n.upper);
+    if back {
+        (true, format!("{reads}, which rounds back to {}", report.komi))
+    } else {
+        (false, format!("{reads}, which does not round to {}: each book holds its own komi", report.komi))
+    }
+}
+
 /// What the book and the komi curve say together, in one line: an answer only where the
 /// book proved it, or where its bracket is narrow (at most 2 points), holds the curve's
-/// estimate and its margin held still over the last quarter of the expansions (within half
-/// a step of the rule set's komi, so that its rounding could not change); otherwise marked
-/// unsettled, with both figures.
-pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>) -> String {
+/// estimate, its margin held still over the last quarter of the expansions (within half a
+/// step of the rule set's komi, so that its rounding could not change) and, where a book at
+/// the neighbouring komi was built, that book's margin rounds back to this one's komi;
+/// otherwise marked unsettled, with the figures.
+pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>, neighbour: Option<&BookReport>) -> String {
     let f = &report.fair;
     if f.proven {
         return format!("fair komi {}: proven by the book (every line settled exactly)", f.margin);
     }
     let bracket = format!("[{:.2}, {:.2}]", f.lower, f.upper);
+    let says = format!("the book at komi {} says {:.2} {bracket}", report.komi, f.margin);
+    let curve_says =
+        curve.map_or("no curve estimate beside it".into(), |c| format!("the curve {:.2}", c.crossing));
     let margins = report.last_quarter.iter().map(|(_, f)| f.margin);
     let (low, high) = margins.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), m| (l.min(m), h.max(m)));
     // The domain's step is in half-points.
     let half_step = report.komi_domain().map_or(0.5, |d| d.progression().1 as f64 / 4.0);
-    if report.last_quarter.len() < 2 || high - low > half_step {
-        let moved = if report.last_quarter.len() < 2 {
-            "no record of its last quarter".to_string()
+    let mut doubts = Vec::new();
+    if report.last_quarter.len() < 2 {
+        doubts.push("no record of its last quarter".to_string());
+    } else if high - low > half_step {
+        doubts.push(format!(
+            "its margin moved between {low:.2} and {high:.2} over the last quarter of the expansions"
+        ));
+    }
+    let held = match curve {
+        Some(c) => f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing),
+        None => false,
+    };
+    if !held && curve.is_some() {
+        doubts.push("its bracket is wider than 2 points or misses the curve".into());
+    }
+    let mut cross = String::new();
+    if let Some(n) = neighbour {
+        let (agrees, line) = neighbour_line(report, n);
+        if agrees {
+            cross = format!("; {line}");
         } else {
-            format!("its margin moved between {low:.2} and {high:.2} over the last quarter of the expansions")
-        };
-        let curve =
-            curve.map_or("no curve estimate beside it".into(), |c| format!("the curve {:.2}", c.crossing));
+            doubts.push(line);
+        }
+    }
+    if !doubts.is_empty() || !held {
         return format!(
-            "fair komi unsettled: the book says {:.2} {bracket}, {curve}; {moved}; not an answer yet",
-            f.margin
+            "fair komi unsettled: {says}, {curve_says}; {}{cross}; not an answer yet",
+            doubts.join("; ")
         );
     }
-    match curve {
-        Some(c) if f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing) => format!(
-            "fair komi by this net about {:.2}: the book's bracket {bracket} holds the curve's {:.2} and its \
-             margin held still; both read the same net, so the net's own errors are in neither (the \
-             bracket spans the searches' spread along the book's lines; not a proof)",
-            f.margin, c.crossing
-        ),
-        Some(c) => format!(
-            "fair komi unsettled: the book says {:.2} {bracket}, the curve {:.2}; not an answer yet",
-            f.margin, c.crossing
-        ),
-        None => format!(
-            "fair komi unsettled: the book says {:.2} {bracket}, no curve estimate beside it",
-            f.margin
-        ),
-    }
+    let c = curve.map_or(f64::NAN, |c| c.crossing);
+    format!(
+        "fair komi by this net about {:.2}: the book's bracket {bracket} holds the curve's {c:.2} and its \
+         margin held still{cross}; both read the same net, so the net's own errors are in neither (the \
+         bracket spans the searches' spread along the book's lines; not a proof)",
+        f.margin
+    )
 }
 
 /// The book's positions as self-play start positions (KataGo's `booktoposes`): every searched
@@ -421,21 +495,58 @@ mod tests {
             ..r
         };
         let book = steady(report("ttakji,size=7,komi=8", 8.0, 8.33, false), &[8.2, 8.4, 8.33]);
-        let v = verdict(&book, Some(&curve(7.99)));
+        let v = verdict(&book, Some(&curve(7.99)), None);
         assert!(v.starts_with("fair komi by this net about 8.33"), "{v}");
         // Still moving: 8.16 to 8.90 over the last quarter (more than half of komi's step of 1).
         let moving = steady(book.clone(), &[8.16, 8.84, 8.90, 8.33]);
-        let v = verdict(&moving, Some(&curve(7.99)));
+        let v = verdict(&moving, Some(&curve(7.99)), None);
         assert!(v.starts_with("fair komi unsettled") && v.contains("moved between 8.16 and 8.90"), "{v}");
         // No record of the last quarter, a curve outside the bracket, a wide bracket.
-        let v = verdict(&steady(book.clone(), &[]), Some(&curve(7.99)));
+        let v = verdict(&steady(book.clone(), &[]), Some(&curve(7.99)), None);
         assert!(v.contains("no record of its last quarter"), "{v}");
-        assert!(verdict(&book, Some(&curve(7.0))).starts_with("fair komi unsettled"));
+        assert!(verdict(&book, Some(&curve(7.0)), None).starts_with("fair komi unsettled"));
         let wide = BookReport { fair: FairKomi { lower: 6.0, upper: 9.5, ..book.fair }, ..book.clone() };
-        assert!(verdict(&wide, Some(&curve(7.99))).starts_with("fair komi unsettled"));
+        assert!(verdict(&wide, Some(&curve(7.99)), None).starts_with("fair komi unsettled"));
         // A proven margin is the answer.
         let proven = report("ttakji,size=3,komi=9", 9.0, 9.0, true);
-        assert!(verdict(&proven, None).starts_with("fair komi 9: proven"));
+        assert!(verdict(&proven, None, None).starts_with("fair komi 9: proven"));
+        // The book at the neighbouring komi: an answer where its margin rounds back, unsettled
+        // where it holds its own komi too.
+        let back = report("ttakji,size=7,komi=9", 9.0, 8.45, false);
+        let v = verdict(&book, Some(&curve(7.99)), Some(&back));
+        assert!(v.starts_with("fair komi by this net about 8.33") && v.contains("rounds back to 8"), "{v}");
+        let own = report("ttakji,size=7,komi=9", 9.0, 8.70, false);
+        let v = verdict(&book, Some(&curve(7.99)), Some(&own));
+        assert!(v.starts_with("fair komi unsettled") && v.contains("each book holds its own komi"), "{v}");
+    }
+
+    #[test]
+    fn the_fair_books_follow_the_margin_and_cross_check_its_lean() {
+        // Stand-in books whose margins are given per komi; `built` records the komis built.
+        let run = |first: f64, fixed: bool, cross: bool, margins: &[(f64, f64)]| {
+            let mut built = Vec::new();
+            let mut build = |k: f64, _: Option<String>| -> Result<((), BookReport), ()> {
+                built.push(k);
+                let m = margins.iter().find(|(at, _)| *at == k).map_or(k, |(_, m)| *m);
+                Ok(((), report(&format!("ttakji,size=7,komi={k}"), k, m, false)))
+            };
+            let ((_, reported), neighbour) = fair_books(first, fixed, cross, &mut build).unwrap();
+            (reported.komi, neighbour.map(|n| n.komi), built)
+        };
+        // Seed 1's books: 7.63 at komi 7 rounds to 8; 7.64 at 8 leans to 7, the first book.
+        let m = [(7.0, 7.63), (8.0, 7.64)];
+        assert_eq!(run(7.0, false, true, &m), (8.0, Some(7.0), vec![7.0, 8.0]));
+        // Seed 2's: 8.33 at komi 8 stays, and leans to 9, which is built.
+        let m = [(8.0, 8.33), (9.0, 8.70)];
+        assert_eq!(run(8.0, false, true, &m), (8.0, Some(9.0), vec![8.0, 9.0]));
+        // Without the cross-check, one book; at a fixed komi, no second.
+        assert_eq!(run(8.0, false, false, &m), (8.0, None, vec![8.0]));
+        assert_eq!(run(7.0, true, false, &[(7.0, 7.63)]), (7.0, None, vec![7.0]));
+        // A margin below the komi leans down, on each rule set's own steps.
+        assert_eq!(neighbour_komi(&report("ttakji,size=7,komi=9", 9.0, 8.7, false)), Some(8.0));
+        assert_eq!(neighbour_komi(&report("brainking,size=7,komi=7.5", 7.5, 7.6, false)), Some(8.5));
+        assert_eq!(neighbour_komi(&report("loose,size=7,komi=10", 10.0, 9.9, false)), Some(8.0));
+        assert_eq!(neighbour_komi(&report("ttakji,size=3,komi=9", 9.0, 9.0, true)), None);
     }
 
     #[test]

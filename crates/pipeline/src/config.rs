@@ -150,6 +150,10 @@ pub struct LoopConfig {
     /// averages of snapshots; one generation's net carries the noise of its own training
     /// cycle into every value the book backs up (docs/lab-notes.md).
     pub book_average_nets: u32,
+    /// Cross-check the reported book with one at the neighbouring komi its margin leans to
+    /// (reused where that was the first book): the fair komi is an answer only where that
+    /// book's margin rounds back ([`crate::book::verdict`]).
+    pub book_cross_check: bool,
     /// A book during the run too: after every this many generations (0: only at the end), a
     /// book of `book_expansions` with the best net, whose positions become self-play start
     /// positions of the generations after it ([`GENERATIONS`] or 0).
@@ -189,6 +193,7 @@ impl Default for LoopConfig {
             book_refine_visits: 0,
             book_komi: None,
             book_average_nets: 1,
+            book_cross_check: false,
             book_every: 0,
             book_start_prob: 0.25,
             exploration_cut_from: 0,

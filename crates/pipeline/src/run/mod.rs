@@ -148,6 +148,7 @@ impl Run {
             before.pipeline.book_refine_visits = cfg.pipeline.book_refine_visits;
             before.pipeline.book_komi = cfg.pipeline.book_komi;
             before.pipeline.book_average_nets = cfg.pipeline.book_average_nets;
+            before.pipeline.book_cross_check = cfg.pipeline.book_cross_check;
             if before != cfg {
                 return Err(Error::Input(format!(
                     "{} was started with a different config ({}); only [loop] generations, \
@@ -238,7 +239,8 @@ impl Run {
 /// komi), reported beside the last generation's curve estimate. Where the config leaves the
 /// komi to the curve and the book's own margin rounds to another komi, a second book is
 /// built there ([`crate::book::own_komi`]) and is the one reported: a book reads the margin
-/// best at the komi it finds fair.
+/// best at the komi it finds fair. With `book_cross_check`, the book at the neighbouring komi
+/// the margin leans to is built too, and the verdict asks that it round back.
 fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Option<hane_book::Book>, Error> {
     let n = st.generations.len();
     let Some(best) = st.komi_net(n.saturating_sub(1)) else {
@@ -250,17 +252,15 @@ fn book_phase(cx: &Ctx, st: &RunState, on: &mut dyn FnMut(Event)) -> Result<Opti
     let curve = last_komi.map(|k| k.estimate.clone());
     let fixed = cx.cfg.pipeline.book_komi;
     let komi = fixed.or(curve.as_ref().map(|c| c.fair)).unwrap_or(cx.rules.komi.as_f64());
-    let (mut book, mut report) = book_at(cx, &best, komi, on)?;
-    if fixed.is_none() {
-        if let Some(own) = crate::book::own_komi(&report) {
-            on(Event::Line(format!(
-                "book: its margin {:+.2} rounds to komi {own}, not {komi}: a second book at komi {own}",
-                report.fair.margin
-            )));
-            (book, report) = book_at(cx, &best, own, on)?;
-        }
-    }
-    on(Event::Line(crate::book::verdict(&report, curve.as_ref())));
+    let cross = cx.cfg.pipeline.book_cross_check;
+    let ((book, report), neighbour) =
+        crate::book::fair_books(komi, fixed.is_some(), cross, &mut |k, why| {
+            if let Some(why) = why {
+                on(Event::Line(format!("book: {why}")));
+            }
+            book_at(cx, &best, k, on)
+        })?;
+    on(Event::Line(crate::book::verdict(&report, curve.as_ref(), neighbour.as_ref())));
     if let Some(k) = last_komi {
         let png = crate::komi::chart_with_book(k, &report.fair).png();
         write_file(&cx.dir.join("komi.png"), &png)?;

@@ -313,28 +313,30 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>, neighbour: Opt
     if !held && curve.is_some() {
         doubts.push("its bracket is wider than 2 points or misses the curve".into());
     }
-    let mut cross = String::new();
+    let mut agreed = None;
     if let Some(n) = neighbour {
         let (agrees, line) = neighbour_line(report, n);
         if agrees {
-            cross = format!("; {line}");
+            agreed = Some(line);
         } else {
             doubts.push(line);
         }
     }
-    if !doubts.is_empty() || !held {
-        return format!(
-            "fair komi unsettled: {says}, {curve_says}; {}{cross}; not an answer yet",
-            doubts.join("; ")
-        );
+    match curve {
+        Some(c) if held && doubts.is_empty() => format!(
+            "fair komi by this net about {:.2}: the book's bracket {bracket} holds the curve's {:.2} and its \
+             margin held still{}; both read the same net, so the net's own errors are in neither (the \
+             bracket spans the searches' spread along the book's lines; not a proof)",
+            f.margin,
+            c.crossing,
+            agreed.map_or(String::new(), |line| format!("; {line}"))
+        ),
+        _ => {
+            let parts: Vec<String> =
+                [format!("{says}, {curve_says}")].into_iter().chain(doubts).chain(agreed).collect();
+            format!("fair komi unsettled: {}; not an answer yet", parts.join("; "))
+        }
     }
-    let c = curve.map_or(f64::NAN, |c| c.crossing);
-    format!(
-        "fair komi by this net about {:.2}: the book's bracket {bracket} holds the curve's {c:.2} and its \
-         margin held still{cross}; both read the same net, so the net's own errors are in neither (the \
-         bracket spans the searches' spread along the book's lines; not a proof)",
-        f.margin
-    )
 }
 
 /// The book's positions as self-play start positions (KataGo's `booktoposes`): every searched
@@ -510,6 +512,9 @@ mod tests {
         // A proven margin is the answer.
         let proven = report("ttakji,size=3,komi=9", 9.0, 9.0, true);
         assert!(verdict(&proven, None, None).starts_with("fair komi 9: proven"));
+        // No curve beside a steady book: unsettled, saying so once.
+        let v = verdict(&book, None, None);
+        assert!(v.ends_with("no curve estimate beside it; not an answer yet"), "{v}");
         // The book at the neighbouring komi: an answer where its margin rounds back, unsettled
         // where it holds its own komi too.
         let back = report("ttakji,size=7,komi=9", 9.0, 8.45, false);

@@ -306,10 +306,7 @@ pub fn verdict(report: &BookReport, curve: Option<&KomiEstimate>, neighbour: Opt
             "its margin moved between {low:.2} and {high:.2} over the last quarter of the expansions"
         ));
     }
-    let held = match curve {
-        Some(c) => f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing),
-        None => false,
-    };
+    let held = curve.is_some_and(|c| f.upper - f.lower <= 2.0 && (f.lower..=f.upper).contains(&c.crossing));
     if !held && curve.is_some() {
         doubts.push("its bracket is wider than 2 points or misses the curve".into());
     }

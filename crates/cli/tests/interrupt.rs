@@ -132,6 +132,12 @@ fn sigint_stops_loop_and_train_between_steps_and_a_rerun_finishes() {
     let st = state(&run);
     assert!(st["generations"][0]["selfplay"]["games"] == 8, "self-play was recorded");
     assert!(st["generations"][0]["train"].is_null(), "training was not recorded as done");
+    // The interrupted training's time is kept in the run's record, beside self-play's.
+    for phase in ["self-play", "training"] {
+        assert_eq!(st["time"][phase]["runs"], 1, "{phase}: {}", st["time"]);
+        assert!(st["time"][phase]["wall"].as_f64().is_some_and(|w| w > 0.0), "{}", st["time"]);
+        assert!(st["time"][phase]["cpu"].as_f64().is_some_and(|c| c >= 0.0), "{}", st["time"]);
+    }
     let stopped_at = *checkpoint_steps(&train_dir).last().unwrap();
     assert!(stopped_at < STEPS, "stopped before the end, at step {stopped_at}");
 
@@ -141,6 +147,12 @@ fn sigint_stops_loop_and_train_between_steps_and_a_rerun_finishes() {
     assert!(stdout.contains(&format!("resuming at step {stopped_at}")), "{stdout}");
     assert!(stdout.contains("run finished"), "{stdout}");
     assert_eq!(state(&run)["generations"][0]["train"]["step"], STEPS);
+    // Both parts of the training are accounted for, and the run's last line sums the phases.
+    let time = &state(&run)["time"];
+    assert_eq!((time["self-play"]["runs"].as_u64(), time["training"]["runs"].as_u64()), (Some(1), Some(2)));
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("time by phase, every part of the run: self-play "), "{stdout}");
+    assert!(last.contains("; training ") && last.contains("; in all "), "{last}");
     no_temporary_files(&run);
 
     // `hane train` on the loop's games, into a folder of its own.

@@ -42,12 +42,14 @@ mod anchors;
 mod matches;
 mod report;
 mod state;
+mod timing;
 
 pub use anchors::{label, Anchor};
 pub use state::{
     AnchorMatch, GateDone, Generation, OtherSize, RunState, SelfplayDone, TrainDone, BASELINE, FIRST_NET,
     LADDER,
 };
+pub use timing::{Phase, Spent, Timing};
 
 use crate::config::{self, ConfigFile, SizePlan};
 use crate::judge::{judge_run, JudgeEvent, JudgeSettings};
@@ -65,6 +67,7 @@ use hane_selfplay::server::EvaluatorFactory;
 use matches::MatchFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use timing::Clock;
 
 /// What a run tells its caller while it works, in order.
 #[derive(Debug)]
@@ -199,7 +202,9 @@ impl Run {
             if every > 0 && (g + 1) % every == 0 && g + 1 < cfg.pipeline.generations {
                 let starts = starts_file(run_dir, g);
                 if !starts.exists() {
-                    if let Some(book) = book_phase(&cx, st, on)? {
+                    let clock = Clock::start();
+                    let book = book_phase(&cx, st, on);
+                    if let Some(book) = timed(st, run_dir, Phase::Book, clock, book)? {
                         let positions = crate::book::start_positions(&book, 3.0);
                         write_json(&starts, &positions)?;
                         on(Event::Line(format!(
@@ -214,7 +219,9 @@ impl Run {
         report::write(st, run_dir)?;
         on(Event::Line(report::final_lines(st, run_dir)));
         if cfg.pipeline.book_expansions > 0 {
-            book_phase(&cx, st, on)?;
+            let clock = Clock::start();
+            let book = book_phase(&cx, st, on);
+            timed(st, run_dir, Phase::Book, clock, book)?;
         }
         let positions = cfg.pipeline.judge_positions as usize;
         if positions > 0 {
@@ -225,13 +232,33 @@ impl Run {
                     on(Event::Line(e.to_string()));
                 }
             };
-            judge_run(run_dir, &settings, stop, &mut report)?;
+            let clock = Clock::start();
+            let judged = judge_run(run_dir, &settings, stop, &mut report);
+            timed(st, run_dir, Phase::Judge, clock, judged)?;
             let scores = run_dir.join("judge/scores.json");
             let plots = ["judge.png", "judge-points.png"].map(|f| run_dir.join(f).display().to_string());
             on(Event::Line(format!("judge: {}; plots: {}", scores.display(), plots.join(", "))));
         }
+        on(Event::Line(st.time.line()));
         Ok(())
     }
+}
+
+/// `r`, the result of a run of `phase` begun at `clock`, with its time added to the run's
+/// record and saved with it; an interrupted run's included, so that a run stopped and
+/// continued accounts for every part.
+fn timed<T>(
+    st: &mut RunState,
+    dir: &Path,
+    phase: Phase,
+    clock: Clock,
+    r: Result<T, Error>,
+) -> Result<T, Error> {
+    st.time.add(phase, clock.spent());
+    let saved = st.save(dir);
+    let value = r?;
+    saved?;
+    Ok(value)
 }
 
 /// The book phase: a minimax opening book with the best net at the book's komi, grown to
@@ -372,8 +399,9 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
     if st.generations[i].selfplay.is_none() {
         on(Event::Line(format!("== generation {g}: self-play by {player}")));
         let komi = centre_komi(st.generations[..i].iter().map(|g| g.komi.as_ref()), &rules);
-        let done = selfplay(cx, g, &player, &plan[0], komi, on)?;
-        st.generations[i].selfplay = Some(done);
+        let clock = Clock::start();
+        let done = selfplay(cx, g, &player, &plan[0], komi, on);
+        st.generations[i].selfplay = Some(timed(st, run_dir, Phase::SelfPlay, clock, done)?);
         st.save(run_dir)?;
     }
     for (j, p) in plan[1..].iter().enumerate() {
@@ -386,8 +414,9 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             st.generations[..i].iter().map(|g| other(g, size).and_then(|o| o.komi.as_ref())),
             &p.rules,
         );
-        let done = selfplay(cx, g, &player, p, komi, on)?;
-        st.generations[i].others[j].selfplay = Some(done);
+        let clock = Clock::start();
+        let done = selfplay(cx, g, &player, p, komi, on);
+        st.generations[i].others[j].selfplay = Some(timed(st, run_dir, Phase::SelfPlay, clock, done)?);
         st.save(run_dir)?;
     }
     if st.generations[i].train.is_none() {
@@ -400,7 +429,9 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             .chain(gen.others.iter().filter_map(|o| o.selfplay.as_ref()))
             .map(|s| s.rows)
             .sum();
-        st.generations[i].train = Some(train(cx, g, from, rows, on)?);
+        let clock = Clock::start();
+        let done = train(cx, g, from, rows, on);
+        st.generations[i].train = Some(timed(st, run_dir, Phase::Training, clock, done)?);
         st.save(run_dir)?;
     }
     if st.generations[i].gate.is_none() {
@@ -412,14 +443,19 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
         } else {
             on(Event::Line(format!("== generation {g}: gating {candidate} against {player}")));
             let players = [candidate.as_str(), player.as_str()];
-            gate(cx, komi, g, players, on)?
+            let clock = Clock::start();
+            let done = gate(cx, komi, g, players, on);
+            timed(st, run_dir, Phase::Gate, clock, done)?
         });
         st.save(run_dir)?;
     }
     let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
     if cfg.pipeline.komi_visits > 0 && !komi_done {
         let best = st.komi_net(i);
-        (st.generations[i].komi, st.generations[i].komi_error) = komi_estimate(cx, &rules, best, g, on)?;
+        let clock = Clock::start();
+        let done = komi_estimate(cx, &rules, best, g, on);
+        (st.generations[i].komi, st.generations[i].komi_error) =
+            timed(st, run_dir, Phase::Komi, clock, done)?;
         st.save(run_dir)?;
     }
     for (j, p) in plan[1..].iter().enumerate() {
@@ -428,7 +464,9 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             continue;
         }
         let best = st.komi_net(i);
-        let (komi, error) = komi_estimate(cx, &p.rules, best, g, on)?;
+        let clock = Clock::start();
+        let done = komi_estimate(cx, &p.rules, best, g, on);
+        let (komi, error) = timed(st, run_dir, Phase::Komi, clock, done)?;
         (st.generations[i].others[j].komi, st.generations[i].others[j].komi_error) = (komi, error);
         st.save(run_dir)?;
     }
@@ -443,11 +481,12 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
         let file = dir.join(format!("{}-{}.json", gen_name(g), name.replace(':', "-")));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         on(Event::Match { games: cfg.pipeline.anchor_games, side: "net" });
+        let clock = Clock::start();
         let m = anchors::play(cx, &anchor_settings, (&best, &anchor), &file, &mut |n, w| {
             on(Event::Game { done: n, results: *w })
         });
         on(Event::Done);
-        let m = m?;
+        let m = timed(st, run_dir, Phase::Anchors, clock, m)?;
         on(Event::Line(format!(
             "anchor {name}: net {}-{}-{} (W-D-L) at komi {}",
             m.results.wins, m.results.draws, m.results.losses, m.komi

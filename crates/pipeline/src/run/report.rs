@@ -35,6 +35,9 @@ struct Summary<'a> {
     rules: &'a str,
     best: String,
     generations: Vec<Row<'a>>,
+    /// What each phase has cost so far.
+    #[serde(skip_serializing_if = "super::Timing::is_empty")]
+    time: &'a super::Timing,
 }
 
 fn rows(st: &RunState) -> Vec<Row<'_>> {
@@ -70,8 +73,12 @@ fn write_png(chart: &Chart, dir: &Path, name: &str) -> Result<(), Error> {
 
 /// Writes `summary.json` and the plots.
 pub fn write(st: &RunState, dir: &Path) -> Result<(), Error> {
-    let summary =
-        Summary { rules: &st.rules, best: st.best_after(st.generations.len()), generations: rows(st) };
+    let summary = Summary {
+        rules: &st.rules,
+        best: st.best_after(st.generations.len()),
+        generations: rows(st),
+        time: &st.time,
+    };
     write_json(&dir.join("summary.json"), &summary)?;
     write_png(&elo_chart(st), dir, "elo.png")?;
     let mut losses = Chart::new(
@@ -301,7 +308,7 @@ mod tests {
     /// A run of `n` generations, each training a candidate that its gate (of `gate` results)
     /// accepts.
     fn run(n: u32, gate: Wdl) -> RunState {
-        let mut st = RunState { rules: "ttakji,size=5".into(), generations: Vec::new() };
+        let mut st = RunState { rules: "ttakji,size=5".into(), ..RunState::default() };
         for g in 0..n {
             let mut gen = Generation::new(g, st.best_after(g as usize), &[]);
             gen.train = Some(TrainDone {

@@ -1,6 +1,7 @@
 //! What a `hane loop` run has finished, kept in `RUN/state.json` (rewritten atomically after
 //! every phase) so that a rerun continues where the run stopped.
 
+use super::timing::Timing;
 use crate::komi::KomiReport;
 use crate::{read_report, write_json, Error};
 use hane_eval::elo::{self, Pairing, Rating, Wdl};
@@ -40,6 +41,9 @@ pub struct RunState {
     pub rules: String,
     /// Generations begun, in order.
     pub generations: Vec<Generation>,
+    /// What each phase has cost, over every part of the run.
+    #[serde(default, skip_serializing_if = "Timing::is_empty")]
+    pub time: Timing,
 }
 
 /// One generation: self-play by the best player, training a candidate, gating, komi.
@@ -176,7 +180,7 @@ impl RunState {
     pub fn load(dir: &Path, rules: &str) -> Result<RunState, Error> {
         let path = dir.join("state.json");
         let Some(text) = read_report(&path)? else {
-            return Ok(RunState { rules: rules.into(), generations: Vec::new() });
+            return Ok(RunState { rules: rules.into(), ..RunState::default() });
         };
         let s: RunState = serde_json::from_str(&text)
             .map_err(|e| Error::Input(format!("{} is damaged: {e}", path.display())))?;
@@ -325,6 +329,7 @@ mod tests {
                 generation(1, false, 2, 8),
                 generation(2, true, 6, 4),
             ],
+            ..RunState::default()
         };
         assert_eq!(s.best_after(0), BASELINE);
         assert_eq!(s.best_after(2), "models/gen-000.safetensors");
@@ -371,6 +376,7 @@ mod tests {
                 anchored(generation(3, true, 0, 0), &[(BASELINE, 10, 0), (FIRST_NET, 10, 0), (LADDER, 7, 3)]),
                 anchored(generation(4, true, 0, 0), &[(BASELINE, 10, 0), (FIRST_NET, 10, 0), (LADDER, 7, 3)]),
             ],
+            ..RunState::default()
         };
         let ladder = s.ladder();
         assert_eq!(
@@ -394,6 +400,7 @@ mod tests {
         let rejected = RunState {
             rules: "r".into(),
             generations: vec![generation(0, false, 1, 9), generation(1, false, 2, 8)],
+            ..RunState::default()
         };
         assert_eq!(rejected.best_after(2), BASELINE);
         assert_eq!(rejected.komi_net(0).as_deref(), Some("models/gen-000.safetensors"));
@@ -404,6 +411,7 @@ mod tests {
         let accepted = RunState {
             rules: "r".into(),
             generations: vec![generation(0, true, 9, 1), generation(1, false, 2, 8)],
+            ..RunState::default()
         };
         assert_eq!(accepted.komi_net(1).as_deref(), Some("models/gen-000.safetensors"));
     }

@@ -11,10 +11,11 @@
 
 use crate::bracket::{Figure, Setter};
 use crate::expand::{Builder, EvaluatorFactory, Event};
-use crate::{file, Book, BookError};
-use hane_engine::{Action, Game};
+use crate::{file, Book, BookError, Estimate};
+use hane_engine::{Action, Game, GameState};
 use hane_host::Stop;
 use std::collections::HashSet;
+use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
 /// A refinement done.
@@ -119,8 +120,11 @@ impl Builder {
     /// [`crate::Settings::refine_visits`] visits, the margin's first, then the end farther
     /// from the margin, then the main line's ends ([`Figure::MainLower`]), until all of them
     /// come from estimates of at least a quarter of those visits at their best move (or exact
-    /// values), or `stop` is set. Saves after each. Returns whether it got there (false:
-    /// stopped).
+    /// values), or `stop` is set. As many at once as the book has expansion threads, each on
+    /// its own thread and evaluator (with one, the order and the book are the same on every
+    /// run); a refinement chosen while another was under way is applied even where that one
+    /// moved the figures elsewhere (a deeper estimate is never worse). Saves after each.
+    /// Returns whether it got there (false: stopped).
     pub fn refine(
         &self,
         book: &mut Book,
@@ -133,50 +137,101 @@ impl Builder {
             return Ok(true);
         }
         book.recompute();
-        let deep = |v: u32| u64::from(v) * 4 >= u64::from(visits);
-        let mut ev = None;
-        let mut done: HashSet<u32> = HashSet::new();
-        let komi = book.header.komi as f32;
-        while !stop.requested() {
-            let root = *book.root();
-            // The margin's estimate while it is shallow, else the refinable end farther from
-            // the margin (the lower one on a tie), else the main line's ends.
-            let next = [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper]
-                .into_iter()
-                .filter_map(|figure| {
-                    let src = book.source(figure)?;
-                    let Setter::Estimate(e) = src.setter else { return None };
-                    (!deep(e.visits) && !done.contains(&src.node)).then(|| {
-                        // (rank, the end's distance from the margin): the smallest rank first,
-                        // then the largest distance.
-                        let order = match figure {
-                            Figure::Margin => (0, 0.0),
-                            Figure::Lower => (1, root.lead - root.lower),
-                            Figure::Upper => (1, root.upper - root.lead),
-                            Figure::MainLower => (2, 0.0),
-                            Figure::MainUpper => (3, 0.0),
+        let threads = self.settings().threads.max(1);
+        let (work_tx, work_rx) = mpsc::channel::<Job>();
+        let work_rx = Mutex::new(work_rx);
+        let (done_tx, done_rx) = mpsc::channel::<Option<Searched>>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
+                scope.spawn(move || {
+                    // Made at the first job: most passes have fewer estimates to refine than
+                    // threads, or none.
+                    let mut ev = None;
+                    loop {
+                        let Ok(job) = work_rx.lock().map_err(drop).and_then(|rx| rx.recv().map_err(drop))
+                        else {
+                            return;
                         };
-                        (order, figure, src.node, e)
-                    })
-                })
-                .min_by(|(a, ..), (b, ..)| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            let Some((_, figure, i, before)) = next else { return Ok(true) };
-            let ev = ev.get_or_insert_with(factory);
-            let n = &book.nodes[i as usize];
-            let in_book: Vec<Action> = n.children.iter().map(|e| e.action).collect();
+                        let ev = ev.get_or_insert_with(factory);
+                        let mut evaluations = 0;
+                        let search = self.search(
+                            &job.state,
+                            &job.in_book,
+                            visits,
+                            job.seed,
+                            ev,
+                            stop,
+                            &mut evaluations,
+                        );
+                        let searched = search.map(|search| Searched {
+                            node: job.node,
+                            estimate: search
+                                .most_visited_child()
+                                .map(|best| self.estimate(&best, job.state.to_move(), job.max_prior)),
+                            evaluations,
+                        });
+                        if done_tx.send(searched).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let result = self.refine_jobs(book, &work_tx, &done_rx, threads, stop, on);
+            // Ends the threads: no more work; searches under way see the stop, or finish.
+            drop(work_tx);
+            result
+        })
+    }
+
+    /// Hands out the refinements to `threads` searches and applies what they find (see
+    /// [`Builder::refine`]).
+    fn refine_jobs(
+        &self,
+        book: &mut Book,
+        work: &mpsc::Sender<Job>,
+        done_rx: &mpsc::Receiver<Option<Searched>>,
+        threads: usize,
+        stop: &Stop,
+        on: &mut dyn FnMut(&Event),
+    ) -> Result<bool, BookError> {
+        let visits = self.settings().refine_visits;
+        let deep = |v: u32| u64::from(v) * 4 >= u64::from(visits);
+        let mut done: HashSet<u32> = HashSet::new();
+        let mut busy: Vec<(u32, Figure, Estimate)> = Vec::new();
+        let komi = book.header.komi as f32;
+        loop {
+            while busy.len() < threads && !stop.requested() {
+                let Some((figure, i, before)) =
+                    next_refinement(book, &deep, |i| done.contains(&i) || busy.iter().any(|b| b.0 == i))
+                else {
+                    break;
+                };
+                let n = &book.nodes[i as usize];
+                let job = Job {
+                    node: i,
+                    state: n.state.clone(),
+                    in_book: n.children.iter().map(|e| e.action).collect(),
+                    seed: self.settings().seed ^ n.key ^ 0x2EF1_4E5D,
+                    max_prior: before.max_prior,
+                };
+                if work.send(job).is_err() {
+                    return Ok(false);
+                }
+                busy.push((i, figure, before));
+            }
+            if busy.is_empty() {
+                return Ok(!stop.requested());
+            }
             let t = Instant::now();
-            let seed = self.settings().seed ^ n.key ^ 0x2EF1_4E5D;
-            let mut evaluations = 0;
-            let Some(search) = self.search(&n.state, &in_book, visits, seed, ev, stop, &mut evaluations)
-            else {
-                return Ok(false);
-            };
-            let mover = n.state.to_move();
-            book.evaluations += evaluations;
+            let Ok(Some(searched)) = done_rx.recv() else { return Ok(false) };
+            let Some(k) = busy.iter().position(|b| b.0 == searched.node) else { return Ok(false) };
+            let (i, figure, before) = busy.swap_remove(k);
+            book.evaluations += searched.evaluations;
             book.seconds += t.elapsed().as_secs_f64();
             done.insert(i);
-            let Some(best) = search.most_visited_child() else { continue };
-            let after = self.estimate(&best, mover, before.max_prior);
+            let Some(after) = searched.estimate else { continue };
             let node = &mut book.nodes[i as usize];
             node.own = Some(after);
             node.searched = true;
@@ -193,6 +248,54 @@ impl Builder {
                 count: done.len(),
             }));
         }
-        Ok(false)
     }
+}
+
+/// A refinement's search, handed to a thread.
+struct Job {
+    node: u32,
+    state: GameState,
+    /// The node's book moves, left out of the search.
+    in_book: Vec<Action>,
+    seed: u64,
+    /// The node's estimate's, kept in the new one.
+    max_prior: f32,
+}
+
+/// What a refinement's search found: the node's new estimate (`None`: no move was visited).
+struct Searched {
+    node: u32,
+    estimate: Option<Estimate>,
+    evaluations: u64,
+}
+
+/// The next estimate to search again: the margin's while it is shallow, else the refinable
+/// end farther from the margin (the lower one on a tie), else the main line's ends; among
+/// those not deep and not `skip`ped. With its figure and the estimate as it is.
+fn next_refinement(
+    book: &Book,
+    deep: &dyn Fn(u32) -> bool,
+    skip: impl Fn(u32) -> bool,
+) -> Option<(Figure, u32, Estimate)> {
+    let root = *book.root();
+    [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper]
+        .into_iter()
+        .filter_map(|figure| {
+            let src = book.source(figure)?;
+            let Setter::Estimate(e) = src.setter else { return None };
+            (!deep(e.visits) && !skip(src.node)).then(|| {
+                // (rank, the end's distance from the margin): the smallest rank first, then the
+                // largest distance.
+                let order = match figure {
+                    Figure::Margin => (0, 0.0),
+                    Figure::Lower => (1, root.lead - root.lower),
+                    Figure::Upper => (1, root.upper - root.lead),
+                    Figure::MainLower => (2, 0.0),
+                    Figure::MainUpper => (3, 0.0),
+                };
+                (order, figure, src.node, e)
+            })
+        })
+        .min_by(|(a, ..), (b, ..)| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(_, figure, node, e)| (figure, node, e))
 }

@@ -150,35 +150,46 @@ fn the_book_move_follows_the_game_in_any_of_its_symmetric_frames() {
 fn refinement_searches_the_estimates_that_set_the_margin_and_bracket_again_until_all_are_deep() {
     let rules: Rules = "ttakji,size=4,komi=2".parse().unwrap();
     let mut plain = Book::new(&rules, "rollouts");
-    let mut s = settings(4, u32::MAX);
+    let s = settings(4, u32::MAX);
     assert!(grow(&mut plain, &s, 12));
-    // Grown to the same expansions with a refinement pass at every twentieth of the last quarter of them.
-    s.refine_visits = 400;
-    let mut book = Book::new(&rules, "rollouts");
-    let stop = Stop::default();
-    let factory = || -> Box<dyn Evaluator<GameState>> { Box::new(RolloutEvaluator::new(3)) };
-    let mut refined = Vec::new();
-    let done = Builder::new(s)
-        .grow(&mut book, &factory, 12, &stop, &mut |e: &Event| {
-            if let Event::Refined(r) = e {
-                refined.push(r.clone());
+    // Grown to the same expansions with a refinement pass at every twentieth of the last
+    // quarter of them, with one thread and with two (two refinements at once).
+    let refined_book = |threads: usize| {
+        let s = Settings { refine_visits: 400, threads, ..s.clone() };
+        let mut book = Book::new(&rules, "rollouts");
+        let stop = Stop::default();
+        let factory = || -> Box<dyn Evaluator<GameState>> { Box::new(RolloutEvaluator::new(3)) };
+        let mut refined = Vec::new();
+        let done = Builder::new(s)
+            .grow(&mut book, &factory, 12, &stop, &mut |e: &Event| {
+                if let Event::Refined(r) = e {
+                    refined.push(r.clone());
+                }
+            })
+            .unwrap();
+        assert!(done, "{threads} threads");
+        (book, refined)
+    };
+    let one = refined_book(1);
+    // One thread refines in one order: the same book and refinements on every run.
+    let again = refined_book(1);
+    assert_eq!(one.1, again.1);
+    assert_eq!(one.0.root(), again.0.root());
+    for (threads, (mut book, refined)) in [(1, one), (2, refined_book(2))] {
+        assert!(!refined.is_empty(), "{threads} threads");
+        assert_eq!(book.expansions, 12);
+        assert!(book.evaluations >= plain.evaluations + 100 * refined.len() as u64, "{threads} threads");
+        // The margin and both ends now come from estimates of at least a quarter of the visits
+        // at their best move, and the root's figures are the ones they back up to.
+        for figure in [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper] {
+            let src = book.source(figure).unwrap();
+            match src.setter {
+                Setter::Estimate(e) => assert!(e.visits >= 100, "{threads} threads, {figure:?}: {e:?}"),
+                Setter::Exact(_) => {}
             }
-        })
-        .unwrap();
-    assert!(done);
-    assert!(!refined.is_empty());
-    assert_eq!(book.expansions, 12);
-    assert!(book.evaluations >= plain.evaluations + 100 * refined.len() as u64);
-    // The margin and both ends now come from estimates of at least a quarter of the visits
-    // at their best move, and the root's figures are the ones they back up to.
-    for figure in [Figure::Margin, Figure::Lower, Figure::Upper, Figure::MainLower, Figure::MainUpper] {
-        let src = book.source(figure).unwrap();
-        match src.setter {
-            Setter::Estimate(e) => assert!(e.visits >= 100, "{figure:?}: {e:?}"),
-            Setter::Exact(_) => {}
         }
+        let root = *book.root();
+        book.recompute();
+        assert_eq!(root, *book.root());
     }
-    let root = *book.root();
-    book.recompute();
-    assert_eq!(root, *book.root());
 }

@@ -48,9 +48,9 @@ pub struct Settings {
     pub seed: u64,
     /// Save here after every expansion (atomically).
     pub save: Option<PathBuf>,
-    /// Expansions searched at once, each on a thread with its own evaluator (1: one at a
-    /// time, and the book is the same on every run; more use more cores, and which node is
-    /// expanded next then depends on which search ends first).
+    /// Expansions (and refinements) searched at once, each on a thread with its own evaluator
+    /// (1: one at a time, and the book is the same on every run; more use more cores, and
+    /// which node is expanded next then depends on which search ends first).
     pub threads: usize,
 }
 

@@ -70,8 +70,8 @@ pub struct Args {
     /// pv_discount; docs/book.md).
     #[arg(long, default_value = "")]
     cost: String,
-    /// Expansions searched at once, each on a thread with its own copy of the net (1: the
-    /// same book on every run; 2 uses both cores of a two-core machine).
+    /// Expansions (and refinements) searched at once, each on a thread with its own copy of
+    /// the net (1: the same book on every run; 2 uses both cores of a two-core machine).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Seed of the searches.

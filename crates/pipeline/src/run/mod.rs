@@ -202,9 +202,7 @@ impl Run {
             if every > 0 && (g + 1) % every == 0 && g + 1 < cfg.pipeline.generations {
                 let starts = starts_file(run_dir, g);
                 if !starts.exists() {
-                    let clock = Clock::start();
-                    let book = book_phase(&cx, st, on);
-                    if let Some(book) = timed(st, run_dir, Phase::Book, clock, book)? {
+                    if let Some(book) = timed(st, run_dir, Phase::Book, |st| book_phase(&cx, st, on))? {
                         let positions = crate::book::start_positions(&book, 3.0);
                         write_json(&starts, &positions)?;
                         on(Event::Line(format!(
@@ -219,9 +217,7 @@ impl Run {
         report::write(st, run_dir)?;
         on(Event::Line(report::final_lines(st, run_dir)));
         if cfg.pipeline.book_expansions > 0 {
-            let clock = Clock::start();
-            let book = book_phase(&cx, st, on);
-            timed(st, run_dir, Phase::Book, clock, book)?;
+            timed(st, run_dir, Phase::Book, |st| book_phase(&cx, st, on))?;
         }
         let positions = cfg.pipeline.judge_positions as usize;
         if positions > 0 {
@@ -232,9 +228,7 @@ impl Run {
                     on(Event::Line(e.to_string()));
                 }
             };
-            let clock = Clock::start();
-            let judged = judge_run(run_dir, &settings, stop, &mut report);
-            timed(st, run_dir, Phase::Judge, clock, judged)?;
+            timed(st, run_dir, Phase::Judge, |_| judge_run(run_dir, &settings, stop, &mut report))?;
             let scores = run_dir.join("judge/scores.json");
             let plots = ["judge.png", "judge-points.png"].map(|f| run_dir.join(f).display().to_string());
             on(Event::Line(format!("judge: {}; plots: {}", scores.display(), plots.join(", "))));
@@ -244,16 +238,17 @@ impl Run {
     }
 }
 
-/// `r`, the result of a run of `phase` begun at `clock`, with its time added to the run's
-/// record and saved with it; an interrupted run's included, so that a run stopped and
-/// continued accounts for every part.
+/// Runs `phase` (`run`, given the state as it is), adds its time to the run's record and
+/// saves it; an interrupted run's included, so that a run stopped and continued accounts for
+/// every part.
 fn timed<T>(
     st: &mut RunState,
     dir: &Path,
     phase: Phase,
-    clock: Clock,
-    r: Result<T, Error>,
+    run: impl FnOnce(&RunState) -> Result<T, Error>,
 ) -> Result<T, Error> {
+    let clock = Clock::start();
+    let r = run(st);
     st.time.add(phase, clock.spent());
     let saved = st.save(dir);
     let value = r?;
@@ -399,9 +394,8 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
     if st.generations[i].selfplay.is_none() {
         on(Event::Line(format!("== generation {g}: self-play by {player}")));
         let komi = centre_komi(st.generations[..i].iter().map(|g| g.komi.as_ref()), &rules);
-        let clock = Clock::start();
-        let done = selfplay(cx, g, &player, &plan[0], komi, on);
-        st.generations[i].selfplay = Some(timed(st, run_dir, Phase::SelfPlay, clock, done)?);
+        let done = timed(st, run_dir, Phase::SelfPlay, |_| selfplay(cx, g, &player, &plan[0], komi, on))?;
+        st.generations[i].selfplay = Some(done);
         st.save(run_dir)?;
     }
     for (j, p) in plan[1..].iter().enumerate() {
@@ -414,9 +408,8 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             st.generations[..i].iter().map(|g| other(g, size).and_then(|o| o.komi.as_ref())),
             &p.rules,
         );
-        let clock = Clock::start();
-        let done = selfplay(cx, g, &player, p, komi, on);
-        st.generations[i].others[j].selfplay = Some(timed(st, run_dir, Phase::SelfPlay, clock, done)?);
+        let done = timed(st, run_dir, Phase::SelfPlay, |_| selfplay(cx, g, &player, p, komi, on))?;
+        st.generations[i].others[j].selfplay = Some(done);
         st.save(run_dir)?;
     }
     if st.generations[i].train.is_none() {
@@ -429,9 +422,8 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             .chain(gen.others.iter().filter_map(|o| o.selfplay.as_ref()))
             .map(|s| s.rows)
             .sum();
-        let clock = Clock::start();
-        let done = train(cx, g, from, rows, on);
-        st.generations[i].train = Some(timed(st, run_dir, Phase::Training, clock, done)?);
+        st.generations[i].train =
+            Some(timed(st, run_dir, Phase::Training, |_| train(cx, g, from, rows, on))?);
         st.save(run_dir)?;
     }
     if st.generations[i].gate.is_none() {
@@ -443,19 +435,15 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
         } else {
             on(Event::Line(format!("== generation {g}: gating {candidate} against {player}")));
             let players = [candidate.as_str(), player.as_str()];
-            let clock = Clock::start();
-            let done = gate(cx, komi, g, players, on);
-            timed(st, run_dir, Phase::Gate, clock, done)?
+            timed(st, run_dir, Phase::Gate, |_| gate(cx, komi, g, players, on))?
         });
         st.save(run_dir)?;
     }
     let komi_done = st.generations[i].komi.is_some() || st.generations[i].komi_error.is_some();
     if cfg.pipeline.komi_visits > 0 && !komi_done {
         let best = st.komi_net(i);
-        let clock = Clock::start();
-        let done = komi_estimate(cx, &rules, best, g, on);
         (st.generations[i].komi, st.generations[i].komi_error) =
-            timed(st, run_dir, Phase::Komi, clock, done)?;
+            timed(st, run_dir, Phase::Komi, |_| komi_estimate(cx, &rules, best, g, on))?;
         st.save(run_dir)?;
     }
     for (j, p) in plan[1..].iter().enumerate() {
@@ -464,9 +452,7 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
             continue;
         }
         let best = st.komi_net(i);
-        let clock = Clock::start();
-        let done = komi_estimate(cx, &p.rules, best, g, on);
-        let (komi, error) = timed(st, run_dir, Phase::Komi, clock, done)?;
+        let (komi, error) = timed(st, run_dir, Phase::Komi, |_| komi_estimate(cx, &p.rules, best, g, on))?;
         (st.generations[i].others[j].komi, st.generations[i].others[j].komi_error) = (komi, error);
         st.save(run_dir)?;
     }
@@ -481,12 +467,13 @@ fn generation(cx: &Ctx, st: &mut RunState, g: u32, on: &mut dyn FnMut(Event)) ->
         let file = dir.join(format!("{}-{}.json", gen_name(g), name.replace(':', "-")));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         on(Event::Match { games: cfg.pipeline.anchor_games, side: "net" });
-        let clock = Clock::start();
-        let m = anchors::play(cx, &anchor_settings, (&best, &anchor), &file, &mut |n, w| {
-            on(Event::Game { done: n, results: *w })
-        });
-        on(Event::Done);
-        let m = timed(st, run_dir, Phase::Anchors, clock, m)?;
+        let m = timed(st, run_dir, Phase::Anchors, |_| {
+            let m = anchors::play(cx, &anchor_settings, (&best, &anchor), &file, &mut |n, w| {
+                on(Event::Game { done: n, results: *w })
+            });
+            on(Event::Done);
+            m
+        })?;
         on(Event::Line(format!(
             "anchor {name}: net {}-{}-{} (W-D-L) at komi {}",
             m.results.wins, m.results.draws, m.results.losses, m.komi

@@ -4,14 +4,13 @@
 
 use crate::cost::{cheapest, CostWeights};
 use crate::key::{self, History};
+use crate::workers::{with_workers, WorkerEvaluator};
 use crate::{file, Book, BookError, Edge, Estimate, FairKomi};
 use hane_engine::{Action, Color, Game, GameState};
 use hane_host::Stop;
 use hane_mcts::{ChildStats, EvalRequest, Evaluator, Search, SearchConfig};
 use hane_solver::{solve_after, SolveOptions};
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// How the book grows.
@@ -241,27 +240,8 @@ impl Builder {
             on(&Event::Continuing { nodes: book.nodes.len(), expansions: book.expansions });
         }
         let threads = self.settings.threads.max(1);
-        let (work_tx, work_rx) = mpsc::channel::<Work>();
-        let work_rx = Mutex::new(work_rx);
-        let (done_tx, done_rx) = mpsc::channel::<Option<Outcome>>();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                let done_tx = done_tx.clone();
-                let work_rx = &work_rx;
-                scope.spawn(move || {
-                    let mut ev = factory();
-                    loop {
-                        let Ok(w) = work_rx.lock().map_err(drop).and_then(|rx| rx.recv().map_err(drop))
-                        else {
-                            return;
-                        };
-                        if done_tx.send(self.work(w, &mut ev, stop)).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(done_tx);
+        let work = |w, ev: &mut WorkerEvaluator| self.work(w, ev, stop);
+        with_workers(threads, factory, work, |work_tx, done_rx| {
             let mut busy: Vec<u32> = Vec::new();
             let mut result = Ok(true);
             loop {
@@ -322,8 +302,6 @@ impl Builder {
                     ply: key::ply(&book.nodes[i as usize].state),
                 }));
             }
-            // Ends the threads: no more work; searches under way see the stop, or finish.
-            drop(work_tx);
             result
         })
     }
@@ -342,7 +320,7 @@ impl Builder {
     }
 
     /// One expansion's searches (on an expansion thread); `None` when stopped.
-    fn work(&self, w: Work, ev: &mut Box<dyn Evaluator<GameState>>, stop: &Stop) -> Option<Outcome> {
+    fn work(&self, w: Work, ev: &mut WorkerEvaluator, stop: &Stop) -> Option<Outcome> {
         let s = &self.settings;
         let g = &w.state;
         let legal = legal(g);

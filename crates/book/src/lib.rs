@@ -31,6 +31,7 @@ mod key;
 mod refine;
 pub mod sgf;
 mod values;
+mod workers;
 
 pub use bracket::{Figure, Setter, Source};
 pub use cost::CostWeights;

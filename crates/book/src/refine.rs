@@ -11,11 +11,12 @@
 
 use crate::bracket::{Figure, Setter};
 use crate::expand::{Builder, EvaluatorFactory, Event};
+use crate::workers::{with_workers, WorkerEvaluator};
 use crate::{file, Book, BookError, Estimate};
 use hane_engine::{Action, Game, GameState};
 use hane_host::Stop;
 use std::collections::HashSet;
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 use std::time::Instant;
 
 /// A refinement done.
@@ -138,50 +139,19 @@ impl Builder {
         }
         book.recompute();
         let threads = self.settings().threads.max(1);
-        let (work_tx, work_rx) = mpsc::channel::<Job>();
-        let work_rx = Mutex::new(work_rx);
-        let (done_tx, done_rx) = mpsc::channel::<Option<Searched>>();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
-                scope.spawn(move || {
-                    // Made at the first job: most passes have fewer estimates to refine than
-                    // threads, or none.
-                    let mut ev = None;
-                    loop {
-                        let Ok(job) = work_rx.lock().map_err(drop).and_then(|rx| rx.recv().map_err(drop))
-                        else {
-                            return;
-                        };
-                        let ev = ev.get_or_insert_with(factory);
-                        let mut evaluations = 0;
-                        let search = self.search(
-                            &job.state,
-                            &job.in_book,
-                            visits,
-                            job.seed,
-                            ev,
-                            stop,
-                            &mut evaluations,
-                        );
-                        let searched = search.map(|search| Searched {
-                            node: job.node,
-                            estimate: search
-                                .most_visited_child()
-                                .map(|best| self.estimate(&best, job.state.to_move(), job.max_prior)),
-                            evaluations,
-                        });
-                        if done_tx.send(searched).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(done_tx);
-            let result = self.refine_jobs(book, &work_tx, &done_rx, threads, stop, on);
-            // Ends the threads: no more work; searches under way see the stop, or finish.
-            drop(work_tx);
-            result
+        let work = |job: Job, ev: &mut WorkerEvaluator| {
+            let mut evaluations = 0;
+            let search = self.search(&job.state, &job.in_book, visits, job.seed, ev, stop, &mut evaluations);
+            search.map(|search| Searched {
+                node: job.node,
+                estimate: search
+                    .most_visited_child()
+                    .map(|best| self.estimate(&best, job.state.to_move(), job.max_prior)),
+                evaluations,
+            })
+        };
+        with_workers(threads, factory, work, |work_tx, done_rx| {
+            self.refine_jobs(book, work_tx, done_rx, threads, stop, on)
         })
     }
 

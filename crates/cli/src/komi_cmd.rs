@@ -12,6 +12,7 @@ use crate::output::{errln, outln};
 use crate::rules_args::RulesArgs;
 use crate::stop::{self, Second};
 use crate::Failure;
+use hane_engine::range::THREADS;
 use hane_eval::arena::MATCH_GAMES;
 use hane_mcts::VISITS;
 use hane_pipeline::book::BookJob;
@@ -61,6 +62,8 @@ pub struct Args {
     /// Seed of searches and openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    #[arg(long, default_value_t = 2, help = format!("With --model: searches of the curve's komi values at once, each with its own copy of the net (the estimate's own searches run one after another); the figures do not depend on it ({THREADS})"))]
+    threads: usize,
 }
 
 /// Runs `hane komi`.
@@ -86,6 +89,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         MATCH_GAMES.check("--sweep-games", a.sweep_games).map_err(Failure::input)?;
     }
     VISITS.check("--sweep-visits", a.sweep_visits).map_err(Failure::input)?;
+    THREADS.check("--threads", a.threads).map_err(Failure::input)?;
     // Without a net nothing runs libtorch, and a second Ctrl-C may quit at once.
     let second = if matches!(method, Method::Net(..)) { Second::Wait } else { Second::Exit };
     stop::install("before the next evaluation", second)?;
@@ -94,6 +98,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         sweep_games: a.sweep_games,
         sweep_visits: a.sweep_visits,
         seed: a.seed,
+        threads: a.threads,
     };
     let args = KomiArgs::new(&rules, &method, &settings);
     let mut progress = resume(&a.out, &args)?;

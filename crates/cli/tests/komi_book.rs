@@ -49,3 +49,44 @@ fn hane_komi_reports_a_book_beside_the_curve() {
     assert!(std::fs::read(out.join("komi.png")).unwrap().starts_with(b"\x89PNG"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_curve_is_the_same_on_one_thread_and_on_two() {
+    let (dir, model) = common::tiny_model("komi-threads");
+    let curve = |threads: &str| {
+        let out = dir.join(format!("out-{threads}"));
+        let args = [
+            "komi",
+            "--rules",
+            "ttakji",
+            "--size",
+            "5",
+            "--model",
+            model.to_str().unwrap(),
+            "--visits",
+            "16",
+            "--sweep-games",
+            "0",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let (code, _, stderr) = hane(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("komi.json")).unwrap()).unwrap();
+        // Each komi value searched is logged once, the estimate's and the curve's.
+        let logged: Vec<&str> = stderr.lines().filter(|l| l.starts_with("komi ")).collect();
+        let distinct: std::collections::BTreeSet<&str> = logged.iter().copied().collect();
+        assert_eq!(logged.len(), distinct.len(), "{stderr}");
+        (report["estimate"].clone(), report["curve"].clone())
+    };
+    let one = curve("1");
+    assert!(one.1.as_array().is_some_and(|c| c.len() >= 5), "{one:?}");
+    assert_eq!(curve("2"), one);
+    let (code, _, stderr) = hane(&["komi", "--evaluator", "rollout", "--threads", "0", "--out", "x"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--threads = 0: allowed 1..=1024"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -351,21 +351,24 @@ pub fn curve(
     span: f64,
     evaluator: &mut dyn KomiProbe,
 ) -> Vec<KomiPoint> {
+    let mut cache = Cache::new(search, evaluator);
+    for p in &estimate.evaluations {
+        cache.seen.insert((2.0 * p.komi).round() as i32, p.eval);
+    }
+    curve_members(search, estimate, span)
+        .into_iter()
+        .map(|k| KomiPoint { komi: k.as_f64(), eval: cache.get(k) })
+        .collect()
+}
+
+/// The members of the domain [`curve`] covers, in increasing komi.
+pub fn curve_members(search: &KomiSearch, estimate: &KomiEstimate, span: f64) -> Vec<Komi> {
     let d = search.domain;
     let (bottom, top) = search.reach();
     let lo = d.index_floor(Komi((2.0 * (estimate.crossing - span)).ceil() as i32));
     let lo = if d.nth(lo).as_f64() < estimate.crossing - span { lo + 1 } else { lo };
     let hi = d.index_floor(Komi((2.0 * (estimate.crossing + span)).floor() as i32));
-    let mut cache = Cache::new(search, evaluator);
-    for p in &estimate.evaluations {
-        cache.seen.insert((2.0 * p.komi).round() as i32, p.eval);
-    }
-    (lo.max(bottom)..=hi.min(top))
-        .map(|i| {
-            let k = d.nth(i);
-            KomiPoint { komi: k.as_f64(), eval: cache.get(k) }
-        })
-        .collect()
+    (lo.max(bottom)..=hi.min(top)).map(|i| d.nth(i)).collect()
 }
 
 #[cfg(test)]

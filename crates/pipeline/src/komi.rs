@@ -24,7 +24,9 @@
 use crate::players::{net, BoxedEvaluator};
 use crate::{read_report, write_file, write_json, Error, Interrupt, Stop};
 use hane_engine::{Komi, Rules};
-use hane_eval::komi::{curve, curve_span, estimate, Eval, KomiEstimate, KomiPoint, KomiProbe, KomiSearch};
+use hane_eval::komi::{
+    curve, curve_members, curve_span, estimate, Eval, KomiEstimate, KomiPoint, KomiProbe, KomiSearch,
+};
 use hane_eval::logistic::{
     count_games, fit, game_seed, self_play_game, KomiSample, LogisticFit, SweepGames, Z95,
 };
@@ -33,6 +35,7 @@ use hane_mcts::{Precision, RolloutEvaluator};
 use hane_plot::{Chart, Series, Style};
 use hane_solver::{solve, SolveOptions};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -118,6 +121,10 @@ pub struct KomiSettings {
     pub sweep_visits: u32,
     /// Seed of searches and openings.
     pub seed: u64,
+    /// Threads evaluating the curve's members at once, each with its own evaluator (the
+    /// estimate's bisection is one evaluation after another); every evaluation is the same
+    /// as with one.
+    pub threads: usize,
 }
 
 /// What an estimate finished: every evaluation made (in order), and the sweep's finished
@@ -245,29 +252,30 @@ pub fn komi_report(
             stop.check()?;
             Box::new(solution.map_err(|e| fail(&e))?)
         }
-        _ => Box::new(SearchKomi {
-            rules: *rules,
-            evaluator: method.evaluator(rules, seed)?,
-            visits,
-            batch: 8,
-            seed,
-            calls: 0,
-        }),
+        _ => Box::new(search_probe(rules, method, visits, seed)?),
     };
     // Every evaluation is printed as it is made, the estimate's and the curve's. After a stop
     // request each answers at once, and what they add up to is thrown away below.
+    let saved: Vec<f64> = progress.evaluations.iter().map(|p| p.komi).collect();
     let evaluations = &mut progress.evaluations;
+    // The curve's evaluations made by the other threads (`curve_ahead`), logged and recorded
+    // as the curve reaches them.
+    let ahead: RefCell<Vec<KomiPoint>> = RefCell::new(Vec::new());
     let mut traced = |k: Komi, log: &mut dyn FnMut(&str)| {
         let line =
             |e: Eval| format!("komi {:>6}: Black's win rate {:.3}, lead {:+.2}", k.as_f64(), e.win, e.lead);
         if let Some(p) = evaluations.iter().find(|p| p.komi == k.as_f64()) {
-            log(&format!("{} (saved)", line(p.eval)));
+            // Made in an earlier run, or already logged in this one.
+            if saved.contains(&p.komi) {
+                log(&format!("{} (saved)", line(p.eval)));
+            }
             return p.eval;
         }
         if stop.requested() {
             return Eval { lead: 0.0, win: 0.5 };
         }
-        let e = ev.eval(k);
+        let made = ahead.borrow().iter().find(|p| p.komi == k.as_f64()).map(|p| p.eval);
+        let e = made.unwrap_or_else(|| ev.eval(k));
         evaluations.push(KomiPoint { komi: k.as_f64(), eval: e });
         log(&line(e));
         e
@@ -286,6 +294,35 @@ pub fn komi_report(
         estimate.crossing + span,
         estimate.evaluations.len()
     ));
+    // A net's evaluations depend on nothing but the komi (a rollout evaluator's random
+    // stream runs on from one search to the next, so those stay in order, on one thread).
+    if s.threads > 1 && matches!(method, Method::Net(..)) {
+        // The members still to evaluate, dealt out in turn: the first share is this thread's.
+        let done = |k: Komi| {
+            search.decided(k).is_some()
+                || saved.contains(&k.as_f64())
+                || estimate.evaluations.iter().any(|p| p.komi == k.as_f64())
+        };
+        let mut shares = vec![Vec::new(); s.threads];
+        let todo = curve_members(&search, &estimate, span).into_iter().filter(|&k| !done(k));
+        for (i, k) in todo.enumerate() {
+            shares[i % s.threads].push(k);
+        }
+        let made = std::thread::scope(|scope| {
+            let helpers: Vec<_> = shares[1..]
+                .iter()
+                .map(|share| scope.spawn(move || curve_ahead(rules, method, visits, seed, share, stop)))
+                .collect();
+            for &k in &shares[0] {
+                traced(k, log);
+            }
+            helpers
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Komi("a curve thread panicked".into()))))
+                .collect::<Result<Vec<Vec<KomiPoint>>, Error>>()
+        })?;
+        ahead.borrow_mut().extend(made.into_iter().flatten());
+    }
     let curve = curve(&search, &estimate, span, &mut |k| traced(k, log));
     stop.check()?;
     let line: Vec<String> = curve.iter().map(|p| format!("{} {:.3}", p.komi, p.eval.win)).collect();
@@ -304,6 +341,43 @@ pub fn komi_report(
         sweep,
         seconds: clock.elapsed().as_secs_f64(),
     })
+}
+
+/// Searches from the empty board with `visits` visits and the method's own evaluator.
+fn search_probe(
+    rules: &Rules,
+    method: &Method,
+    visits: u32,
+    seed: u64,
+) -> Result<SearchKomi<BoxedEvaluator>, Error> {
+    Ok(SearchKomi {
+        rules: *rules,
+        evaluator: method.evaluator(rules, seed)?,
+        visits,
+        batch: 8,
+        seed,
+        calls: 0,
+    })
+}
+
+/// The evaluations of `komis` by a search of `method` with its own evaluator, on the
+/// calling thread, until `stop` is set; as [`komi_report`]'s own evaluator makes them.
+fn curve_ahead(
+    rules: &Rules,
+    method: &Method,
+    visits: u32,
+    seed: u64,
+    komis: &[Komi],
+    stop: &Stop,
+) -> Result<Vec<KomiPoint>, Error> {
+    if komis.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut probe = search_probe(rules, method, visits, seed)?;
+    Ok(komis
+        .iter()
+        .map_while(|&k| (!stop.requested()).then(|| KomiPoint { komi: k.as_f64(), eval: probe.eval(k) }))
+        .collect())
 }
 
 /// Five komi values around `center`, 2 points apart (rounded into the domain).

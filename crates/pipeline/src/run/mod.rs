@@ -551,6 +551,7 @@ fn komi_estimate(
         sweep_games: 0,
         sweep_visits: 0,
         seed: u64::from(g),
+        threads: cx.cfg.selfplay.threads,
     };
     let progress = &mut KomiProgress::default();
     match komi_report(rules, &method, settings, cx.stop, progress, &mut |l| on(Event::Trace(l))) {

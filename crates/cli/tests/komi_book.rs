@@ -7,30 +7,20 @@ mod run;
 
 use run::hane;
 
+/// `hane komi` on 5x5 Go with `model`, no sweep, into `out`, with `extra` arguments.
+fn komi_args<'a>(model: &'a std::path::Path, out: &'a std::path::Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["komi", "--rules", "ttakji", "--size", "5", "--sweep-games", "0"];
+    args.extend(["--model", model.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    args
+}
+
 #[test]
 fn hane_komi_reports_a_book_beside_the_curve() {
     let (dir, model) = common::tiny_model("komi-book");
     let out = dir.join("out");
-    let args = [
-        "komi",
-        "--rules",
-        "ttakji",
-        "--size",
-        "5",
-        "--model",
-        model.to_str().unwrap(),
-        "--visits",
-        "8",
-        "--sweep-games",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-        "--book-expansions",
-        "3",
-        "--book-visits",
-        "8",
-    ];
-    let (code, stdout, stderr) = hane(&args);
+    let extra = ["--visits", "8", "--book-expansions", "3", "--book-visits", "8"];
+    let (code, stdout, stderr) = hane(&komi_args(&model, &out, &extra));
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("expansions") && stdout.contains("Black's margin"), "{stdout}");
     assert!(stdout.contains("fair komi "), "{stdout}");
@@ -55,24 +45,7 @@ fn the_curve_is_the_same_on_one_thread_and_on_two() {
     let (dir, model) = common::tiny_model("komi-threads");
     let curve = |threads: &str| {
         let out = dir.join(format!("out-{threads}"));
-        let args = [
-            "komi",
-            "--rules",
-            "ttakji",
-            "--size",
-            "5",
-            "--model",
-            model.to_str().unwrap(),
-            "--visits",
-            "16",
-            "--sweep-games",
-            "0",
-            "--threads",
-            threads,
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        let (code, _, stderr) = hane(&args);
+        let (code, _, stderr) = hane(&komi_args(&model, &out, &["--visits", "16", "--threads", threads]));
         assert_eq!(code, 0, "{stderr}");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("komi.json")).unwrap()).unwrap();

@@ -62,7 +62,7 @@ pub struct Args {
     /// Seed of searches and openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    #[arg(long, default_value_t = 2, help = format!("With --model: searches of the curve's komi values at once, each with its own copy of the net (the estimate's own searches run one after another); the figures do not depend on it ({THREADS})"))]
+    #[arg(long, default_value_t = 2, help = format!("With --model: searches of the curve's komi values, and of the book, at once, each with its own copy of the net (the estimate's own searches run one after another; the curve's figures do not depend on it) ({THREADS})"))]
     threads: usize,
 }
 
@@ -163,7 +163,7 @@ fn book_at(
     let mut settings = hane_book::Settings::for_board(rules.size.into()).searching(a.book_visits);
     settings.solve_from_ply = hane_pipeline::book::solve_from_ply(&rules);
     settings.seed = a.seed;
-    settings.threads = 2;
+    settings.threads = a.threads;
     let job = BookJob {
         rules,
         file: a.out.join(format!("book-komi{komi}.book")),

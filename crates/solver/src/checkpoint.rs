@@ -7,10 +7,11 @@
 //! The file is written whole: to a temporary name in the same folder, synced, then renamed
 //! over the old one, so a kill at any moment leaves the previous save or the new one. Its
 //! layout (little-endian): [`MAGIC`], [`FORMAT_VERSION`], the solved position (rules and
-//! moves, as text), the entry size, the root's state (with the move-ordering counts), the entry count, the entries
-//! ([`ENTRY_BYTES`] each) and an FNV-1a checksum of everything before it. A file that is not
-//! one, of another version, of another position or damaged is refused before its entries are
-//! used.
+//! moves, as text), the entry size, the root's state (with the move-ordering counts), the entry
+//! count, the entries ([`ENTRY_BYTES`] each), the count of proof-number pairs, the pairs (key,
+//! proof and disproof number: 16 bytes each; a guide for the proof-number search, which no
+//! result rests on) and an FNV-1a checksum of everything before it. A file that is not one, of
+//! another version, of another position or damaged is refused before its entries are used.
 
 use super::table::{Entry, Table, ENTRY_BYTES};
 use hane_host::read;
@@ -23,7 +24,7 @@ use std::time::Duration;
 pub const MAGIC: &[u8; 8] = b"hanesolv";
 
 /// The layout's version; a file of another is refused.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Where, and how often, a solve saves what it has proved (also when it is stopped or gives
 /// up, and when it finishes, if it saved before).
@@ -92,9 +93,25 @@ fn header(position: &str, root: &Root, count: u64) -> Vec<u8> {
     h
 }
 
-/// Saves the root's state and the table's entries for the solve of `position` (its rules
-/// and moves), atomically.
-pub(super) fn save(path: &Path, position: &str, root: &Root, table: Option<&Table>) -> std::io::Result<()> {
+/// A proof-number search's numbers of one undecided position: its key, its proof number and
+/// its disproof number.
+pub(super) type Numbers = (u64, u32, u32);
+
+/// Bytes of one [`Numbers`] in a file.
+const NUMBERS_BYTES: u64 = 16;
+
+/// The largest proof or disproof number a file may hold.
+pub(super) const MAX_NUMBER: u32 = 1 << 24;
+
+/// Saves the root's state, the table's entries and the proof-number search's `numbers` for
+/// the solve of `position` (its rules and moves), atomically.
+pub(super) fn save(
+    path: &Path,
+    position: &str,
+    root: &Root,
+    table: Option<&Table>,
+    numbers: &[Numbers],
+) -> std::io::Result<()> {
     hane_host::file::write_atomic_with(path, |out| {
         let mut sum = Fnv::new();
         let mut write = |out: &mut BufWriter<File>, bytes: &[u8]| {
@@ -110,6 +127,14 @@ pub(super) fn save(path: &Path, position: &str, root: &Root, table: Option<&Tabl
                 write(out, &buf)?;
                 buf.clear();
             }
+        }
+        write(out, &buf)?;
+        buf.clear();
+        buf.extend_from_slice(&(numbers.len() as u64).to_le_bytes());
+        for &(key, pn, dn) in numbers {
+            buf.extend_from_slice(&key.to_le_bytes());
+            buf.extend_from_slice(&pn.min(MAX_NUMBER).to_le_bytes());
+            buf.extend_from_slice(&dn.min(MAX_NUMBER).to_le_bytes());
         }
         write(out, &buf)?;
         out.write_all(&sum.0.to_le_bytes())
@@ -143,8 +168,8 @@ impl Fields {
     }
 }
 
-/// Loads a save of the solve of `position` into `table` (if any): the root's state, or
-/// `Ok(None)` if there is no file. Entries whose best action is not below `actions`, or
+/// Loads a save of the solve of `position` into `table` (if any): the root's state and the
+/// proof-number search's numbers, or `Ok(None)` if there is no file. Entries whose best action is not below `actions`, or
 /// history counts not of `2 * actions` actions, are refused with the file. On an error the table may hold some of the file's entries and must
 /// not be used.
 pub(super) fn load(
@@ -152,7 +177,7 @@ pub(super) fn load(
     position: &str,
     actions: usize,
     mut table: Option<&mut Table>,
-) -> Result<Option<Root>, String> {
+) -> Result<Option<(Root, Vec<Numbers>)>, String> {
     let file = match read::open_regular(path, read::SOLVER_SAVE) {
         Ok(f) => f,
         Err(e) if e.is_missing() => return Ok(None),
@@ -205,9 +230,14 @@ pub(super) fn load(
     }
     let count = f.u64().map_err(io)?;
     let head = header(position, &root, count).len() as u64;
-    if count.checked_mul(ENTRY_BYTES as u64).and_then(|b| b.checked_add(head + 8)) != Some(len) {
-        return Err(damaged(&format!("{len} bytes, not the size its {count} entries need")));
-    }
+    // The entries, then at least the count of numbers and the checksum.
+    let Some(entries_end) = count
+        .checked_mul(ENTRY_BYTES as u64)
+        .and_then(|b| b.checked_add(head))
+        .filter(|&end| end.checked_add(16).is_some_and(|least| least <= len))
+    else {
+        return Err(damaged(&format!("{len} bytes, fewer than its {count} entries need")));
+    };
     let valid_best = |b: u16| b == u16::MAX || usize::from(b) < actions;
     if root.lower > root.upper || !valid_best(root.best) || !root.seconds.is_finite() {
         return Err(damaged("the root's bounds or best action are not possible"));
@@ -223,13 +253,28 @@ pub(super) fn load(
             t.put(e);
         }
     }
+    let pairs = f.u64().map_err(io)?;
+    let end = pairs.checked_mul(NUMBERS_BYTES).and_then(|b| b.checked_add(entries_end + 16));
+    if end != Some(len) {
+        return Err(damaged(&format!(
+            "{len} bytes, not the size its {count} entries and {pairs} numbers need"
+        )));
+    }
+    let mut numbers = Vec::with_capacity(pairs as usize);
+    for _ in 0..pairs {
+        let (key, pn, dn) = (f.u64().map_err(io)?, f.u32().map_err(io)?, f.u32().map_err(io)?);
+        if !(1..=MAX_NUMBER).contains(&pn) || !(1..=MAX_NUMBER).contains(&dn) {
+            return Err(damaged("a proof or disproof number out of range"));
+        }
+        numbers.push((key, pn, dn));
+    }
     let expected = f.sum.0;
     let mut stored = [0; 8];
     f.input.read_exact(&mut stored).map_err(io)?;
     if u64::from_le_bytes(stored) != expected {
         return Err(damaged("its checksum does not match"));
     }
-    Ok(Some(root))
+    Ok(Some((root, numbers)))
 }
 
 #[cfg(test)]
@@ -261,9 +306,10 @@ mod tests {
             seconds: 1.5,
             history: vec![1; 20],
         };
-        save(&path, "p", &root, Some(&t)).unwrap();
+        let numbers = [(5, 1, 2), (9, 3, 1)];
+        save(&path, "p", &root, Some(&t), &numbers).unwrap();
         let mut back = Table::new(1 << 20).unwrap();
-        assert_eq!(load(&path, "p", 10, Some(&mut back)).unwrap(), Some(root));
+        assert_eq!(load(&path, "p", 10, Some(&mut back)).unwrap(), Some((root, numbers.to_vec())));
         assert_eq!(back.used(), t.used());
         let lost =
             keys.iter().filter(|&&k| t.get(k).next().is_some() && back.get(k).next().is_none()).count();

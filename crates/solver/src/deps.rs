@@ -81,62 +81,77 @@ pub(super) struct Deps {
 pub(super) const PROBE_SHAPES: usize = 6;
 
 /// Bytes of a [`Probes`] in a saved table.
-pub(super) const PROBES_BYTES: usize = 9 * PROBE_SHAPES + 2;
+pub(super) const PROBES_BYTES: usize = 17 * PROBE_SHAPES + 2;
 
 /// An over-approximation of a set of positions `Q`, relative to a board `B`. While exact,
-/// every `Q` has `B.minus(Q) == removed[i]` and at least `added[i]` stones `B` lacks, for some
-/// `i < len`; once collapsed, `B.minus(Q)` lies within `removed[0]` and `Q` has at least
-/// `added[0]` stones `B` lacks. Empty (`len == 0`) means no probes.
+/// every `Q` lacks all the stones `removed[i]` of `B`, perhaps some of `maybe[i]`, and no
+/// other, and has at least `added[i]` stones `B` lacks, for some `i < len`; once collapsed,
+/// `B.minus(Q)` lies within `removed[0]` and `Q` has at least `added[0]` stones `B` lacks.
+/// Empty (`len == 0`) means no probes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Probes {
     removed: [u64; PROBE_SHAPES],
+    maybe: [u64; PROBE_SHAPES],
     added: [u8; PROBE_SHAPES],
     len: u8,
     collapsed: bool,
 }
 
+/// One shape of [`Probes`]: the stones of `B` that the positions lack for sure, those they may
+/// lack, and how many stones `B` lacks they have at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shape {
+    pub removed: u64,
+    pub maybe: u64,
+    pub added: u8,
+}
+
 impl Probes {
-    /// Adds positions lacking the stones `removed` of `B` (exactly, or within them when
-    /// `within`), with at least `added` stones `B` lacks.
-    fn insert(&mut self, removed: u64, added: u8, within: bool) {
+    /// Adds positions of the shape `s` (or, when `within`, lacking only stones within
+    /// `s.removed | s.maybe`).
+    fn insert(&mut self, s: Shape, within: bool) {
         let n = usize::from(self.len);
         if !self.collapsed && !within {
-            if let Some(i) = (0..n).find(|&i| self.removed[i] == removed) {
-                self.added[i] = self.added[i].min(added);
+            if let Some(i) = (0..n).find(|&i| self.removed[i] == s.removed && self.maybe[i] == s.maybe) {
+                self.added[i] = self.added[i].min(s.added);
                 return;
             }
             if n < PROBE_SHAPES {
-                self.removed[n] = removed;
-                self.added[n] = added;
+                (self.removed[n], self.maybe[n], self.added[n]) = (s.removed, s.maybe, s.added);
                 self.len += 1;
                 return;
             }
         }
         // Collapse to a union.
-        let union = self.removed[..n].iter().fold(removed, |u, r| u | r);
-        let least = self.added[..n].iter().fold(added, |m, &a| m.min(a));
-        *self = Probes { removed: [0; PROBE_SHAPES], added: [0; PROBE_SHAPES], len: 1, collapsed: true };
+        let union = (0..n).fold(s.removed | s.maybe, |u, i| u | self.removed[i] | self.maybe[i]);
+        let least = self.added[..n].iter().fold(s.added, |m, &a| m.min(a));
+        *self = Probes { len: 1, collapsed: true, ..Probes::default() };
         self.removed[0] = union;
         self.added[0] = least;
     }
 
-    /// The (removed, added) entries.
-    fn entries(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
-        (0..usize::from(self.len)).map(|i| (self.removed[i], self.added[i]))
+    /// The shapes.
+    fn entries(&self) -> impl Iterator<Item = Shape> + '_ {
+        (0..usize::from(self.len)).map(|i| Shape {
+            removed: self.removed[i],
+            maybe: self.maybe[i],
+            added: self.added[i],
+        })
     }
 
     /// Whether `p` could be among the positions, relative to `b`.
     fn may_hold(&self, b: Stones, p: Stones) -> bool {
         let (removed, added) = (b.minus(p), p.minus(b).count_ones() as u8);
-        self.entries().any(|(r, a)| {
-            let shape = if self.collapsed { removed & !r == 0 } else { removed == r };
-            shape && added >= a
+        self.entries().any(|s| {
+            let shape =
+                if self.collapsed { removed & !s.removed == 0 } else { removed & !s.maybe == s.removed };
+            shape && added >= s.added
         })
     }
 
     /// Appends the set as [`PROBES_BYTES`] bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        for r in self.removed {
+        for r in self.removed.iter().chain(&self.maybe) {
             out.extend_from_slice(&r.to_le_bytes());
         }
         out.extend_from_slice(&self.added);
@@ -145,20 +160,22 @@ impl Probes {
 
     /// The set [`Probes::encode`] wrote, or `None` if the bytes cannot be one.
     pub fn decode(b: &[u8; PROBES_BYTES]) -> Option<Probes> {
-        let mut removed = [0; PROBE_SHAPES];
-        for (i, r) in removed.iter_mut().enumerate() {
-            *r = u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-        }
-        let rest = &b[8 * PROBE_SHAPES..];
+        let mask = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let removed = std::array::from_fn(mask);
+        let maybe = std::array::from_fn(|i| mask(PROBE_SHAPES + i));
+        let rest = &b[16 * PROBE_SHAPES..];
         let added = rest[..PROBE_SHAPES].try_into().expect("PROBE_SHAPES bytes");
         let (len, collapsed) = (rest[PROBE_SHAPES], rest[PROBE_SHAPES + 1]);
-        let valid = usize::from(len) <= PROBE_SHAPES && collapsed <= 1 && (collapsed == 0 || len == 1);
-        valid.then_some(Probes { removed, added, len, collapsed: collapsed == 1 })
+        let valid = usize::from(len) <= PROBE_SHAPES
+            && collapsed <= 1
+            && (collapsed == 0 || len == 1)
+            && (0..PROBE_SHAPES).all(|i| removed[i] & maybe[i] == 0);
+        valid.then_some(Probes { removed, maybe, added, len, collapsed: collapsed == 1 })
     }
 
     /// The same set with every point mapped by `f`.
     pub fn mapped(&self, f: impl Fn(u64) -> u64) -> Probes {
-        Probes { removed: self.removed.map(f), ..*self }
+        Probes { removed: self.removed.map(&f), maybe: self.maybe.map(&f), ..*self }
     }
 }
 
@@ -215,8 +232,8 @@ impl Deps {
                 for &h in &child.found {
                     self.add_found(h);
                 }
-                for (r, a) in child.probes.entries() {
-                    self.probes.insert(r, a, child.probes.collapsed);
+                for shape in child.probes.entries() {
+                    self.probes.insert(shape, child.probes.collapsed);
                 }
             }
             Step::Place { at, parent, child: stones } => {
@@ -224,14 +241,20 @@ impl Deps {
                 for &h in child.found.iter().filter(|&&h| h != stones) {
                     self.add_found(h);
                 }
-                // A probe Q lacking r of the child's stones lacks exactly the captured ones and
-                // r's stones of the parent; it has at least a - |captured| stones the parent
-                // lacks, plus the placed one if r keeps it.
+                // Relative to the parent, a probe Q lacks the stones it lacked of the child
+                // (but the placed one), and perhaps the captured ones: it may have put them
+                // back. It has at least a - |captured| stones the parent lacks, plus the placed
+                // one if it kept it.
                 let captured = parent.minus(stones);
-                for (r, a) in child.probes.entries() {
-                    let kept = u8::from(r & (1 << at) == 0);
-                    let added = a.saturating_sub(captured.count_ones() as u8) + kept;
-                    self.probes.insert(captured | (r & parent.all()), added, child.probes.collapsed);
+                for s in child.probes.entries() {
+                    let kept = u8::from((s.removed | s.maybe) & (1 << at) == 0);
+                    let added = s.added.saturating_sub(captured.count_ones() as u8) + kept;
+                    let shape = Shape {
+                        removed: s.removed & parent.all(),
+                        maybe: (s.maybe & parent.all()) | captured,
+                        added,
+                    };
+                    self.probes.insert(shape, child.probes.collapsed);
                 }
             }
         }
@@ -239,7 +262,8 @@ impl Deps {
 
     /// Records a probe of this position's placements: the resulting stones `q`.
     pub fn add_probe(&mut self, root: Stones, q: Stones) {
-        self.probes.insert(root.minus(q), q.minus(root).count_ones() as u8, false);
+        let shape = Shape { removed: root.minus(q), maybe: 0, added: q.minus(root).count_ones() as u8 };
+        self.probes.insert(shape, false);
     }
 
     /// Records an earlier position that banned a move.
@@ -331,19 +355,37 @@ mod tests {
         let mut d = Deps::inner(100);
         d.add_child(&child, &Step::Place { at: 0, parent: p, child: c });
         // Relative to P, Q adds b0 and w5.
-        assert_eq!(d.probes.entries().collect::<Vec<_>>(), [(0, 2)]);
+        assert_eq!(d.probes.entries().collect::<Vec<_>>(), [Shape { removed: 0, maybe: 0, added: 2 }]);
         assert!(d.found.is_empty());
+    }
+
+    #[test]
+    fn a_probe_may_put_a_captured_stone_back() {
+        // Parent P = white at 0 and 2; black plays 1, capturing white 0: child C = {b1, w2}.
+        let p = st(0, 0b101);
+        let c = st(0b10, 0b100);
+        // Below C, the probe Q = {b7, w0, w2}: it lacks b1 of C and has w0 again. Relative to
+        // P it lacks nothing, so a history with Q before P must refuse the result.
+        let q = st(1 << 7, 0b101);
+        let mut child = Deps::inner(100);
+        child.add_probe(c, q);
+        let mut d = Deps::inner(100);
+        d.add_child(&child, &Step::Place { at: 1, parent: p, child: c });
+        assert!(!d.holds(3, &[q, p]));
+        // Lacking w2 of P, a position is no probe here.
+        assert!(d.holds(3, &[st(1 << 7, 0b1), p]));
     }
 
     #[test]
     fn many_shapes_collapse_to_a_union() {
         let b = st(0xFF, 0);
         let mut p = Probes::default();
+        let shape = |removed, added| Shape { removed, maybe: 0, added };
         for i in 0..PROBE_SHAPES {
-            p.insert(1 << i, 1, false);
+            p.insert(shape(1 << i, 1), false);
         }
         assert!(!p.collapsed && p.may_hold(b, st(0xFE, 0x100)) && !p.may_hold(b, st(0xFC, 0x100)));
-        p.insert(1 << 7, 2, false);
+        p.insert(shape(1 << 7, 2), false);
         assert!(p.collapsed && p.len == 1);
         assert!(p.may_hold(b, st(0xFC, 0x100)) && !p.may_hold(b, st(0xFC, 0)));
     }

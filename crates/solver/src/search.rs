@@ -14,6 +14,12 @@
 //! carries what each search proved into the next. One such test is also a run of its own
 //! (`crate::test_at_least`, `hane solve --at-least`).
 //!
+//! Where no position repeats within a line (positional superko Go, Loose), each test is a
+//! proof-number search instead (`proof_numbers`): it has no horizon and goes where a proof
+//! is cheapest. 4x4 Go is pinned in a quarter of the nodes of the proof searches below
+//! (docs/solver.md). Both store the same proven bounds in the same table. The rest of this
+//! page is the alpha-beta search, which the other rule sets use.
+//!
 //! # Proof searches
 //!
 //! A depth-limited test is run as a proof search for one side at a time, the *prover*
@@ -54,6 +60,8 @@
 //! Every few minutes, and when it stops, the search saves its table and the root's state
 //! (`checkpoint`); only results of subtrees searched to the end of their scope are stored, so
 //! a search cut short by a stop leaves no entry that claims more than was searched.
+
+mod proof_numbers;
 
 use super::checkpoint::{self, Root, SaveTo};
 use super::deps::{Deps, Step, Stones};
@@ -145,6 +153,12 @@ pub(super) struct Search<'a> {
     prune: bool,
     /// Cutoffs caused per side and action index (the history heuristic).
     history: Vec<u64>,
+    /// Tests are decided by proof-number search (`proof_numbers`): where no position
+    /// repeats within a line (positional superko Go, Loose), so that the table's keys need no
+    /// ko ban.
+    proof_numbers: bool,
+    /// Proof and disproof numbers of undecided nodes, made at the first proof-number search.
+    numbers: Option<proof_numbers::Numbers>,
     /// Benson bounds and the count by board hash (direct-mapped).
     benson_cache: Vec<(u64, i32, i32, i32)>,
     stats: Progress,
@@ -212,6 +226,8 @@ impl<'a> Search<'a> {
             prover: None,
             prune: false,
             history: vec![0; 2 * start.action_space()],
+            proof_numbers: superko || rules.variant == Variant::Loose,
+            numbers: None,
             benson_cache: vec![
                 (0, 0, 0, 0);
                 if rules.dead == DeadStones::PassAlive { BENSON_CACHE } else { 0 }
@@ -233,7 +249,10 @@ impl<'a> Search<'a> {
             let resumed = checkpoint::load(&to.path, position, start.action_space(), search.table.as_mut())
                 .map_err(|e| SolveError::Resume(format!("{}: {e}", to.path.display())))?;
             let saved = resumed.is_some();
-            if let Some(root) = resumed {
+            if let Some((root, numbers)) = resumed {
+                if !numbers.is_empty() {
+                    search.numbers = Some(proof_numbers::Numbers::loaded(search.table.as_ref(), &numbers));
+                }
                 let s = &mut search.stats;
                 (s.lower, s.upper, s.depth) = (root.lower, root.upper, root.depth);
                 (s.resumed_nodes, s.resumed_seconds) = (root.nodes, root.seconds);
@@ -269,7 +288,9 @@ impl<'a> Search<'a> {
             root = Root { nodes: root.nodes, seconds: root.seconds, history: root.history, ..first.clone() };
         }
         let Some(save) = &mut self.save else { return };
-        if let Err(e) = checkpoint::save(&save.to.path, &save.position, &root, self.table.as_ref()) {
+        let numbers = self.numbers.as_ref().map(|n| n.entries()).unwrap_or_default();
+        if let Err(e) = checkpoint::save(&save.to.path, &save.position, &root, self.table.as_ref(), &numbers)
+        {
             self.save_error = Some(format!("cannot save the solve to {}: {e}", save.to.path.display()));
         }
         save.last = Instant::now();
@@ -350,6 +371,9 @@ impl<'a> Search<'a> {
     pub fn decide(&mut self, g: &GameState, x: i32, expect: Expect) -> Option<bool> {
         let maximize = g.to_move() == Color::Black;
         self.stats.test = x;
+        if self.proof_numbers {
+            return self.prove(g, x);
+        }
         // Skipping the prover's passes only weakens its proof; beyond `prune_depth` none is
         // skipped, so that a proof that needs one is still found. Nor does an expectation
         // leave out the other side's proof there, so that a wrong one costs little.
@@ -453,6 +477,30 @@ impl<'a> Search<'a> {
         (lower, upper, now)
     }
 
+    /// Bounds on the value of `g` (not over) before any search: Benson's where they apply,
+    /// and after a pass the count, since a Go player may pass too and end the game.
+    fn static_window(&mut self, g: &GameState) -> (i32, i32) {
+        let (mut floor, mut ceiling, now) =
+            if self.benson { self.static_bounds(g) } else { (-self.max_value, self.max_value, 0) };
+        if self.go && g.passes() == 1 {
+            let v = if self.benson {
+                now
+            } else {
+                let mut ended = self.copy_of(g);
+                ended.play_unchecked(Action::Pass);
+                let v = final_value(&ended);
+                self.spare.push(ended);
+                v
+            };
+            if g.to_move() == Color::Black {
+                floor = floor.max(v);
+            } else {
+                ceiling = ceiling.min(v);
+            }
+        }
+        (floor, ceiling)
+    }
+
     fn count_node(&mut self) {
         self.stats.nodes += 1;
         let report = self.stats.nodes % self.every == 0;
@@ -545,25 +593,7 @@ impl<'a> Search<'a> {
             let v = final_value(g);
             return Node { lower: v, upper: v, deps: Deps::leaf(g.passes(), g.turns()), best: None };
         }
-        let (mut floor, mut ceiling, now) =
-            if self.benson { self.static_bounds(g) } else { (-self.max_value, self.max_value, 0) };
-        // After a pass, a Go player may pass too and end the game: its count binds the mover.
-        if self.go && g.passes() == 1 {
-            let v = if self.benson {
-                now
-            } else {
-                let mut ended = self.copy_of(g);
-                ended.play_unchecked(Action::Pass);
-                let v = final_value(&ended);
-                self.spare.push(ended);
-                v
-            };
-            if g.to_move() == Color::Black {
-                floor = floor.max(v);
-            } else {
-                ceiling = ceiling.min(v);
-            }
-        }
+        let (floor, ceiling) = self.static_window(g);
         if floor >= beta || ceiling <= alpha || floor == ceiling {
             return Node { lower: floor, upper: ceiling, deps: Deps::none(), best: None };
         }
@@ -861,6 +891,7 @@ mod tests {
             let mut plain = Search::new(&start, &history, "", &options, &mut quiet, Instant::now()).unwrap();
             // To the end of every line at once: no proof searches, so nothing is skipped.
             (plain.benson, plain.go, plain.stats.depth) = (false, false, u32::MAX);
+            plain.proof_numbers = false;
             let Some((value, _, _)) = plain.run(&start, None) else { continue };
             // Without a guess, and with guesses (whose tests skip the prover's passes).
             let options = SolveOptions { table_bits: 16, ..SolveOptions::default() };

@@ -147,6 +147,25 @@ fn the_table_changes_nothing_after_random_openings() {
 }
 
 #[test]
+fn a_retaken_capture_keeps_a_result_from_reuse() {
+    // After B1 B2 A2 C3 B3 on 3x3, White takes the whole board. Lines that retake a capture
+    // reach one position with different superko bans; a stored result that relied on a retake
+    // must not stand in where the history bans it (the proof-number search found -19 here
+    // while the dependencies missed probes that put a captured stone back).
+    let r = rules("ttakji,size=3,cap=none");
+    let g = GameState::new(r);
+    let line: Vec<Action> =
+        ["B1", "B2", "A2", "C3", "B3"].iter().map(|m| Action::Place(g.geo().parse(m).unwrap())).collect();
+    for bits in [0, 16] {
+        assert_eq!(
+            solve_after(&r, &line, &options(bits), &mut |_| ()).unwrap().value,
+            -36,
+            "2^{bits} entries"
+        );
+    }
+}
+
+#[test]
 fn a_predicate_test_answers_as_the_solved_value_says() {
     // "At least x?" at the value and just above it, with every expectation (right, wrong,
     // none), after random openings of each rule set, against the value a solve proves.

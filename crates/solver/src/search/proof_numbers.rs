@@ -25,6 +25,7 @@ use crate::checkpoint;
 use crate::deps::{Deps, Step, Stones};
 use crate::table::{Entry, Scope, Table};
 use hane_engine::rng::mix64;
+use hane_engine::symmetry::Symmetry;
 use hane_engine::{Action, Color, Game, GameState};
 
 /// An infinite proof or disproof number: the other side's answer is proved.
@@ -96,6 +97,18 @@ impl Proof {
     }
 }
 
+/// Where a position is stored: its stones, the symmetry to its canonical frame, and its key.
+struct Located {
+    stones: Stones,
+    frame: Symmetry,
+    key: u64,
+}
+
+/// The key of a position's numbers at test `x`, from its table key.
+fn numbers_key(key: u64, x: i32) -> u64 {
+    key ^ mix64(0x4000_0000 ^ x as u32 as u64)
+}
+
 /// One child of an expanded node.
 struct Child {
     action: Action,
@@ -148,25 +161,23 @@ impl Search<'_> {
         Some(holds)
     }
 
-    /// The key of `g`'s numbers at test `x`.
-    fn numbers_key(&self, g: &GameState, x: i32) -> u64 {
+    /// Where `g` is stored: its stones, canonical frame and key.
+    fn locate(&self, g: &GameState) -> Located {
         let stones = Stones::of(g.board());
         let frame = self.frames.canonical(stones);
-        self.frames.key(g, stones, frame, None) ^ mix64(0x4000_0000 ^ x as u32 as u64)
+        Located { stones, frame, key: self.frames.key(g, stones, frame, None) }
     }
 
-    /// What the table knows of `g` (its history in `self.path`) before it is searched: a
-    /// stored result that decides the test, or the numbers so far; and the end of the game
-    /// (a leaf, counted as a node). Its static bounds wait for its expansion.
+    /// What the table knows of `g` (its history in `self.path`, its place `at`) before it is
+    /// searched: a stored result that decides the test, or the numbers so far; and the end of
+    /// the game (a leaf, counted as a node). Its static bounds wait for its expansion.
     fn probe(&mut self, g: &GameState, x: i32) -> Proof {
         if g.is_over() {
             self.count_node();
             return Proof::decided(final_value(g) >= x, Deps::leaf(g.passes(), g.turns()));
         }
         let offset = self.offset(g);
-        let stones = Stones::of(g.board());
-        let frame = self.frames.canonical(stones);
-        let key = self.frames.key(g, stones, frame, None);
+        let Located { frame, key, .. } = self.locate(g);
         if let Some(table) = &self.table {
             let frames = &self.frames;
             let from_canonical = |m| frames.map(frame.inverse(), m);
@@ -179,8 +190,7 @@ impl Search<'_> {
                 }
             }
         }
-        let key = self.numbers_key(g, x);
-        let (pn, dn) = self.numbers.as_ref().and_then(|n| n.get(key)).unwrap_or((1, 1));
+        let (pn, dn) = self.numbers.as_ref().and_then(|n| n.get(numbers_key(key, x))).unwrap_or((1, 1));
         Proof { pn, dn, deps: None, best: None }
     }
 
@@ -193,9 +203,13 @@ impl Search<'_> {
         }
         let start_nodes = self.stats.nodes;
         let black = g.to_move() == Color::Black;
-        let stones = Stones::of(g.board());
+        let here = self.locate(g);
+        let stones = here.stones;
         let mut actions = legal_actions(g);
-        let hint = self.hint(g);
+        let hint = self
+            .table
+            .as_ref()
+            .and_then(|t| t.get(here.key).find_map(|e| self.frames.action_from(here.frame, e.best)));
         let history = &self.history;
         let side = g.to_move().index() * g.action_space();
         actions.sort_by_key(|a| match a {
@@ -240,14 +254,12 @@ impl Search<'_> {
                 (self.stats.root_done, self.stats.root_moves) = (done as u32, actions.len() as u32);
             }
             if pn == 0 || dn == 0 {
-                return self.decide_node(g, x, children, pn == 0, start_nodes);
+                return self.decide_node(g, &here, x, children, pn == 0, start_nodes);
             }
             if pn >= pn_limit || dn >= dn_limit || self.giving_up() {
-                if !self.giving_up() {
-                    let key = self.numbers_key(g, x);
-                    if let Some(numbers) = &mut self.numbers {
-                        numbers.put(key, pn, dn);
-                    }
+                let whole = !self.giving_up();
+                if let Some(numbers) = self.numbers.as_mut().filter(|_| whole) {
+                    numbers.put(numbers_key(here.key, x), pn, dn);
                 }
                 return Proof { pn, dn, deps: None, best: None };
             }
@@ -297,8 +309,16 @@ impl Search<'_> {
 
     /// A node whose answer its children decide (`holds`: proved at least `x`): what it
     /// depends on, stored in the table.
-    fn decide_node(&mut self, g: &GameState, x: i32, children: Vec<Child>, holds: bool, start: u64) -> Proof {
-        let stones = Stones::of(g.board());
+    fn decide_node(
+        &mut self,
+        g: &GameState,
+        here: &Located,
+        x: i32,
+        children: Vec<Child>,
+        holds: bool,
+        start: u64,
+    ) -> Proof {
+        let stones = here.stones;
         // The mover decides it by one child; otherwise every child was needed.
         let by_one = holds == (g.to_move() == Color::Black);
         let mut deps = Deps::inner(self.max_turns);
@@ -328,8 +348,7 @@ impl Search<'_> {
         }
         let offset = self.offset(g);
         if let Some(table) = &mut self.table {
-            let frame = self.frames.canonical(stones);
-            let key = self.frames.key(g, stones, frame, None);
+            let (frame, key) = (here.frame, here.key);
             let bounds = if holds { (x, self.max_value) } else { (-self.max_value, x - 1) };
             let index = best.map_or(u16::MAX, |a| self.frames.action_index(g, frame, a));
             let frames = &self.frames;

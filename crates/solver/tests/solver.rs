@@ -76,7 +76,7 @@ fn go_3x3_is_black_by_9() {
 }
 
 #[test]
-#[ignore = "31M nodes with 2^22 entries (121M before the move ordering and ETC of docs/solver.md), 65 s of CPU"]
+#[ignore = "4.2M nodes with the guess (16.9M by the alpha-beta proof searches before, docs/solver.md), 30-50 s of CPU"]
 fn go_4x4_is_black_by_2() {
     // Published: Black wins 4x4 Go by 2 under area scoring.
     // The guess (value 8) only orders the null-window searches; any guess gives the same result.
@@ -351,7 +351,7 @@ fn a_damaged_or_foreign_save_is_refused() {
 }
 
 #[test]
-#[ignore = "3.1M nodes, 9 s in release mode on the shared 2-core machine (docs/solver.md)"]
+#[ignore = "4.5M nodes, 42 s in release mode on the shared 2-core machine (docs/solver.md)"]
 fn go_4x4_openings() {
     // Five 4x4 positions a few moves in: the benchmark of docs/solver.md (it prints the node
     // counts). The values are those the solver found before move ordering, the enhanced

@@ -12,7 +12,7 @@
 //! and hence the exact [`FairKomi`]. The game is the engine's: its legal actions, its scoring
 //! (dead-stone removal included) and its move cap are part of what is solved. How the search
 //! proceeds (null-window tests of the value, at a guess first if [`solve_guessing`] has one;
-//! each test a proof-number search where no position repeats within a line, elsewhere
+//! each test a proof-number search under positional superko, elsewhere
 //! iterative deepening with Benson bounds where they apply, each test a proof search for one
 //! side at a time; move ordering and enhanced transposition cutoffs) is described in
 //! `search`. With [`SolveOptions::save`], what is proved is saved to a file and a later solve

@@ -14,9 +14,8 @@
 //! carries what each search proved into the next. One such test is also a run of its own
 //! (`crate::test_at_least`, `hane solve --at-least`).
 //!
-//! Where no position repeats within a line (positional superko Go, Loose), each test is a
-//! proof-number search instead (`proof_numbers`): it has no horizon and goes where a proof
-//! is cheapest. 4x4 Go is pinned in a quarter of the nodes of the proof searches below
+//! Under positional superko (Go), each test is a proof-number search instead
+//! (`proof_numbers`): it has no horizon and goes where a proof is cheapest. 4x4 Go is pinned in a quarter of the nodes of the proof searches below
 //! (docs/solver.md). Both store the same proven bounds in the same table. The rest of this
 //! page is the alpha-beta search, which the other rule sets use.
 //!
@@ -153,9 +152,9 @@ pub(super) struct Search<'a> {
     prune: bool,
     /// Cutoffs caused per side and action index (the history heuristic).
     history: Vec<u64>,
-    /// Tests are decided by proof-number search (`proof_numbers`): where no position
-    /// repeats within a line (positional superko Go, Loose), so that the table's keys need no
-    /// ko ban.
+    /// Tests are decided by proof-number search (`proof_numbers`): under positional superko
+    /// (no position repeats within a line, so the table's keys need no ko ban). Loose would
+    /// allow it too, but there it costs more nodes than the alpha-beta search (docs/solver.md).
     proof_numbers: bool,
     /// Proof and disproof numbers of undecided nodes, made at the first proof-number search.
     numbers: Option<proof_numbers::Numbers>,
@@ -226,7 +225,7 @@ impl<'a> Search<'a> {
             prover: None,
             prune: false,
             history: vec![0; 2 * start.action_space()],
-            proof_numbers: superko || rules.variant == Variant::Loose,
+            proof_numbers: superko,
             numbers: None,
             benson_cache: vec![
                 (0, 0, 0, 0);

@@ -1,5 +1,5 @@
 //! Depth-first proof-number search (df-pn) of one null-window test, "is the value at least
-//! `x`?", for games that end without a move cap (positional superko Go, Loose).
+//! `x`?", under positional superko (Go), where no position repeats within a line.
 //!
 //! Each node carries a proof number (how many leaves at least must still be proved for the
 //! answer "yes") and a disproof number (for "no"): at Black's nodes the proof number is the

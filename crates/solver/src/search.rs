@@ -70,6 +70,7 @@ use super::{final_value, Progress, Prover, SolveError, SolveOptions};
 use hane_engine::board::WALL;
 use hane_engine::rules::{DeadStones, KoRule, Scoring, Variant};
 use hane_engine::score::pass_alive;
+use hane_engine::symmetry::Symmetry;
 use hane_engine::{Action, Color, Game, GameState};
 use hane_host::Stop;
 use std::time::Instant;
@@ -439,12 +440,46 @@ impl<'a> Search<'a> {
 
     /// The action the table remembers as best for `g`, if it holds an entry for it.
     pub fn hint(&self, g: &GameState) -> Option<Action> {
-        let table = self.table.as_ref()?;
         let stones = Stones::of(g.board());
         let frame = self.frames.canonical(stones);
         let legal = self.simple_ko.then(|| legal_actions(g));
-        let key = self.frames.key(g, stones, frame, legal.as_deref());
+        self.best_stored(self.frames.key(g, stones, frame, legal.as_deref()), frame)
+    }
+
+    /// The best action of the first entry under `key` that has one, mapped back from the
+    /// canonical frame through `frame`.
+    fn best_stored(&self, key: u64, frame: Symmetry) -> Option<Action> {
+        let table = self.table.as_ref()?;
         table.get(key).find_map(|e| self.frames.action_from(frame, e.best))
+    }
+
+    /// `g` after `a` (from the stones `stones`), with its position on the searched line under
+    /// superko; and how it was reached. Undone by [`Search::leave`].
+    fn play(&mut self, g: &GameState, a: Action, stones: Stones) -> (Box<GameState>, Step) {
+        let mut child = self.copy_of(g);
+        child.play_unchecked(a);
+        let step = match a {
+            Action::NoSlide | Action::Slide(..) => Step::Within,
+            Action::Place(p) if self.superko => {
+                Step::Place { at: g.geo().dense(p), parent: stones, child: Stones::of(child.board()) }
+            }
+            _ => Step::Turn,
+        };
+        if self.superko {
+            self.path.push(match step {
+                Step::Place { child, .. } => child,
+                _ => stones,
+            });
+        }
+        (child, step)
+    }
+
+    /// Undoes [`Search::play`]: the line's last position goes, the state is kept for reuse.
+    fn leave(&mut self, child: Box<GameState>) {
+        if self.superko {
+            self.path.pop();
+        }
+        self.spare.push(child);
     }
 
     /// The statistics so far.
@@ -656,9 +691,8 @@ impl<'a> Search<'a> {
 
         let start_nodes = self.stats.nodes;
         let mut deps = Deps::inner(self.max_turns);
-        let root = self.superko.then_some(stones);
-        if let Some(root) = root {
-            probe_bans(g, &actions, root, &mut deps);
+        if self.superko {
+            probe_bans(g, &actions, stones, &mut deps);
         }
         let maximize = g.to_move() == Color::Black;
         // The best bound proven so far for the mover, and the best the others could give.
@@ -680,31 +714,13 @@ impl<'a> Search<'a> {
             (self.stats.root_done, self.stats.root_moves) = (0, total as u32);
         }
         for a in actions {
-            let mut child = self.copy_of(g);
-            child.play_unchecked(a);
-            let step = match (a, root) {
-                (Action::NoSlide | Action::Slide(..), _) => Step::Within,
-                (Action::Place(p), Some(parent)) => {
-                    Step::Place { at: g.geo().dense(p), parent, child: Stones::of(child.board()) }
-                }
-                _ => Step::Turn,
-            };
-            if self.superko {
-                let stones = match step {
-                    Step::Place { child, .. } => child,
-                    _ => root.expect("root position"),
-                };
-                self.path.push(stones);
-            }
+            let (child, step) = self.play(g, a, stones);
             self.ply += 1;
             let sub = self.search(&child, alpha, beta, depth - 1);
             self.ply -= 1;
-            self.spare.push(child);
+            self.leave(child);
             if self.ply == 0 {
                 self.stats.root_done += 1;
-            }
-            if self.superko {
-                self.path.pop();
             }
             searched += 1;
             deps.add_child(&sub.deps, &step);

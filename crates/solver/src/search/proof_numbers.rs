@@ -206,10 +206,7 @@ impl Search<'_> {
         let here = self.locate(g);
         let stones = here.stones;
         let mut actions = legal_actions(g);
-        let hint = self
-            .table
-            .as_ref()
-            .and_then(|t| t.get(here.key).find_map(|e| self.frames.action_from(here.frame, e.best)));
+        let hint = self.best_stored(here.key, here.frame);
         let history = &self.history;
         let side = g.to_move().index() * g.action_space();
         actions.sort_by_key(|a| match a {
@@ -219,8 +216,8 @@ impl Search<'_> {
         });
         let mut children = Vec::with_capacity(actions.len());
         for &a in &actions {
-            let child = self.play(g, a, stones);
-            let proof = self.probe(&child.0, x);
+            let (child, _) = self.play(g, a, stones);
+            let proof = self.probe(&child, x);
             self.leave(child);
             // A child decided for the mover decides the node: the others need no look.
             let wins = if black { proof.pn == 0 } else { proof.dn == 0 };
@@ -270,41 +267,13 @@ impl Search<'_> {
             } else {
                 (pn_limit.saturating_sub(others).max(c.pn + 1), dn_limit.min(widen(second)))
             };
-            let child = self.play(g, children[best].action, stones);
+            let (child, _) = self.play(g, children[best].action, stones);
             self.ply += 1;
-            let proof = self.expand(&child.0, x, pn_child, dn_child);
+            let proof = self.expand(&child, x, pn_child, dn_child);
             self.ply -= 1;
             self.leave(child);
             children[best].proof = proof;
         }
-    }
-
-    /// `g` after `a` (from the stones `stones`), with its position on the searched line; and
-    /// how it was reached. Undone by [`Search::leave`].
-    fn play(&mut self, g: &GameState, a: Action, stones: Stones) -> (Box<GameState>, Step) {
-        let mut child = self.copy_of(g);
-        child.play_unchecked(a);
-        let step = match a {
-            Action::NoSlide | Action::Slide(..) => Step::Within,
-            Action::Place(p) if self.superko => {
-                Step::Place { at: g.geo().dense(p), parent: stones, child: Stones::of(child.board()) }
-            }
-            _ => Step::Turn,
-        };
-        if self.superko {
-            self.path.push(match step {
-                Step::Place { child, .. } => child,
-                _ => stones,
-            });
-        }
-        (child, step)
-    }
-
-    fn leave(&mut self, (child, _): (Box<GameState>, Step)) {
-        if self.superko {
-            self.path.pop();
-        }
-        self.spare.push(child);
     }
 
     /// A node whose answer its children decide (`holds`: proved at least `x`): what it
@@ -333,7 +302,7 @@ impl Search<'_> {
             if let Step::Place { parent, child, .. } = step {
                 deps.add_probe(parent, child);
             }
-            self.leave((child, step));
+            self.leave(child);
             if by_one {
                 best = Some(c.action);
                 break;
